@@ -1,0 +1,183 @@
+"""Typed records shared by every stage: segments, lifted blocks, chunks.
+
+Nothing here imports Dagster. Every bbox is ``(x0, y0, x1, y1)`` in PDF points
+with a **top-left** origin (PyMuPDF's convention), the one declared origin for
+the whole project. Pages are 1-based. ``printed_page`` is the number printed on
+the page (from the page furniture), ``None`` when the page prints none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+SCHEMA_VERSION = 1
+"""Version of every Parquet row this code writes. Bump it (and note why in
+README's "Schema versions") whenever a column is added, removed or changes
+meaning."""
+
+BBox = tuple[float, float, float, float]
+
+
+class Format(StrEnum):
+    PDF = "pdf"
+    DOCX = "docx"
+    XLSX = "xlsx"
+    CSV = "csv"
+    # recognised but refused (see formats.py for the reasons shown to users)
+    DOC = "doc"
+    XLS = "xls"
+    OLE2 = "ole2"
+    ENCRYPTED_OOXML = "encrypted_ooxml"
+    PPTX = "pptx"
+    ZIP = "zip"
+    EMPTY = "empty"
+    UNKNOWN = "unknown"
+
+
+class SegmentKind(StrEnum):
+    HEADING = "heading"
+    PARAGRAPH = "paragraph"
+    LIST_ITEM = "list_item"
+    TABLE_ROW = "table_row"
+
+
+class BlockKind(StrEnum):
+    TABLE = "table"
+    FORMULA = "formula"
+
+
+class BlockShape(StrEnum):
+    SIMPLE_TABLE = "simple_table"
+    MULTI_LEVEL_OR_MERGED_HEADER = "multi_level_or_merged_header"
+    CROSS_PAGE_CONTINUATION = "cross_page_continuation"
+    FORMULA_2D = "formula_2d"
+
+
+class ChunkKind(StrEnum):
+    PROSE = "prose"
+    TABLE_ROW = "table_row"
+    BLOCK_DESCRIPTOR = "block_descriptor"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One structural element of the canonical document, in reading order.
+
+    ``segment_id`` is unique within the document (``s00001``...). ``headings``
+    is the trail of enclosing headings, outermost first; a heading's own trail
+    ends with itself. ``section_index`` counts section *instances* in the
+    document (two monographs' "Liều lượng và cách dùng" differ), so a chunker
+    can tell a section boundary even when two sections share a key.
+    ``offset``/``length`` locate ``text`` in the canonical text; parsers leave
+    them at 0 and :func:`duocthu_assets.parse.canonical.assemble` fills them.
+    """
+
+    segment_id: str
+    kind: SegmentKind
+    text: str
+    level: int = 0  # heading level (1 = outermost); 0 for non-headings
+    headings: tuple[str, ...] = ()
+    entry_id: str = ""
+    entry_title: str = ""
+    section_key: str = ""
+    section_title: str = ""
+    section_index: int = 0
+    page_no: int | None = None
+    printed_page: int | None = None
+    bbox: BBox | None = None
+    source_ref: str = ""  # "pdf:p3", "docx:body[12]", "Sheet1!A5", "csv:row7"
+    offset: int = 0
+    length: int = 0
+
+
+@dataclass(frozen=True)
+class LiftedBlock:
+    """A table or 2D formula lifted out of a PDF page and quarantined (ADR 0006).
+
+    ``text`` is the block's linearised text, kept only so checks can prove it
+    never leaks into embedded text. ``anchor_segment_id`` is the prose segment
+    the block follows in reading order ("" when it opens its section), which is
+    where the chunker attaches it. ``continues`` names the block this one
+    continues (a table carried over a page or column break).
+    """
+
+    block_id: str
+    kind: BlockKind
+    shape: BlockShape
+    page_no: int
+    printed_page: int | None
+    bbox: BBox
+    entry_id: str = ""
+    entry_title: str = ""
+    section_key: str = ""
+    section_title: str = ""
+    section_index: int = 0
+    headings: tuple[str, ...] = ()
+    text: str = ""
+    anchor_segment_id: str = ""
+    continues: str = ""
+    quarantined: bool = True
+    header_row: tuple[str, ...] = ()
+
+
+@dataclass
+class ParsedDocument:
+    """What a parser returns for one document: the canonical document."""
+
+    segments: list[Segment]
+    blocks: list[LiftedBlock] = field(default_factory=list)
+    page_count: int = 0
+    pages_needing_ocr: list[int] = field(default_factory=list)
+    canonical_text: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Span:
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True)
+class Region:
+    page_no: int
+    printed_page: int | None
+    bbox: BBox
+
+
+@dataclass(frozen=True)
+class ChunkAttachment:
+    block_id: str
+    kind: str
+    shape: str
+    physical_page: int
+    printed_page: int | None
+    bbox: BBox
+    quarantined: bool
+    header_row: tuple[str, ...] = ()  # embargoed: always empty (ADR 0006 §2)
+    source_crop: str | None = None
+
+
+@dataclass(frozen=True)
+class Chunk:
+    chunk_id: str
+    doc_id: str
+    chunk_index: int  # document-wide ordinal, 0-based
+    chunk_kind: ChunkKind
+    text: str
+    token_count: int
+    entry_id: str
+    entry_title: str
+    section_key: str
+    section_title: str
+    section_index: int
+    headings: tuple[str, ...]
+    spans: tuple[Span, ...]
+    regions: tuple[Region, ...]
+    source_elements: tuple[str, ...]
+    prev_chunk_id: str | None
+    next_chunk_id: str | None
+    content_hash: str
+    attachments: tuple[ChunkAttachment, ...] = ()
+    has_quarantined_content: bool = False

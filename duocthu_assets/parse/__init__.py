@@ -1,0 +1,41 @@
+"""Pure parsers: bytes in, the canonical document out. No Dagster here.
+
+:func:`parse_document` dispatches on the detected format; each format module
+exposes ``parse(data: bytes, settings: Settings) -> ParsedDocument`` whose
+segments carry kind, level, text, page and source reference. This module then
+assigns heading trails, entries and sections (``structure``), places blocks
+in their sections, and assembles the canonical text (``canonical``).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..model import Format, ParsedDocument
+from ..settings import Settings
+from .canonical import assemble
+from .errors import DocumentRejected, ParseFailed
+from .structure import assign_sections, place_blocks
+
+PARSER_MODULES: dict[Format, str] = {
+    Format.PDF: "duocthu_assets.parse.pdf",
+    Format.DOCX: "duocthu_assets.parse.word",
+    Format.XLSX: "duocthu_assets.parse.sheet",
+    Format.CSV: "duocthu_assets.parse.delimited",
+}
+
+__all__ = ["parse_document", "DocumentRejected", "ParseFailed", "PARSER_MODULES"]
+
+
+def parse_document(data: bytes, fmt: Format, settings: Settings) -> ParsedDocument:
+    module_name = PARSER_MODULES.get(fmt)
+    if module_name is None:
+        raise DocumentRejected(f"no parser for format {fmt.value}")
+    parser = importlib.import_module(module_name)
+    parsed: ParsedDocument = parser.parse(data, settings)
+    segments = assign_sections(parsed.segments)
+    canonical, segments = assemble(segments)
+    parsed.segments = segments
+    parsed.blocks = place_blocks(parsed.blocks, segments)
+    parsed.canonical_text = canonical
+    return parsed

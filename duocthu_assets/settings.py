@@ -1,0 +1,114 @@
+"""One validated settings object for parsing, chunking and limits.
+
+Defaults are named constants; :func:`resolve_settings` accepts None, a dict or
+an instance, and validates once (pdfplumber's TableSettings is the model).
+A collection's ``collection.toml`` (beside its files under the inbox) sets
+``profile``, ``normalization`` and ``csv_encoding``; ``duocthu ingest
+--profile`` overrides the profile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class Profile(StrEnum):
+    FORMULARY = "formulary"
+    GENERIC = "generic"
+
+
+class Normalization(StrEnum):
+    NFC = "nfc"
+    PERSIAN = "persian"
+
+
+CHUNK_SIZE = 400
+CHUNK_OVERLAP = 60
+MAX_CHUNK_TOKENS = 512
+CROP_DPI = 150
+CROP_MARGIN_PT = 4.0
+PARSE_TIMEOUT_S = 120.0
+MAX_FILE_BYTES = 512 * 1024 * 1024
+MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024
+MAX_COMPRESSION_RATIO = 200.0
+MAX_CSV_FIELD_BYTES = 16 * 1024 * 1024
+COLLECTION_FILE = "collection.toml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    profile: Profile = Profile.GENERIC
+    normalization: Normalization = Normalization.NFC
+    csv_encoding: str | None = None  # None: detect (UTF-8 with/without BOM, then legacy)
+    language: str = "en"  # descriptor language: "vi" for the formulary, "fa", "en"
+    chunk_size: int = CHUNK_SIZE
+    chunk_overlap: int = CHUNK_OVERLAP
+    max_chunk_tokens: int = MAX_CHUNK_TOKENS
+    crop_dpi: int = CROP_DPI
+    crop_margin_pt: float = CROP_MARGIN_PT
+    parse_timeout_s: float = PARSE_TIMEOUT_S
+    max_file_bytes: int = MAX_FILE_BYTES
+    max_uncompressed_bytes: int = MAX_UNCOMPRESSED_BYTES
+    max_compression_ratio: float = MAX_COMPRESSION_RATIO
+    max_csv_field_bytes: int = MAX_CSV_FIELD_BYTES
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "profile", Profile(self.profile))
+        object.__setattr__(self, "normalization", Normalization(self.normalization))
+        if not 0 < self.chunk_size <= self.max_chunk_tokens:
+            raise ValueError(f"chunk_size {self.chunk_size} must be in 1..max_chunk_tokens ({self.max_chunk_tokens})")
+        if not 0 <= self.chunk_overlap < self.chunk_size:
+            raise ValueError(f"chunk_overlap {self.chunk_overlap} must be in 0..chunk_size-1")
+        if self.crop_dpi < 150:
+            raise ValueError(f"crop_dpi {self.crop_dpi} is below the 150 dpi a reader needs")
+        if self.parse_timeout_s <= 0:
+            raise ValueError(f"parse_timeout_s {self.parse_timeout_s} must be positive")
+
+    def replace(self, **changes: Any) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+    def fingerprint(self) -> str:
+        """A stable string of every setting, part of each asset's code version."""
+        return ";".join(f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self))
+
+
+def resolve_settings(value: "Settings | dict[str, Any] | None" = None) -> Settings:
+    if value is None:
+        return Settings()
+    if isinstance(value, Settings):
+        return value
+    if isinstance(value, dict):
+        known = {f.name for f in dataclasses.fields(Settings)}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise ValueError(f"unknown settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        return Settings(**value)
+    raise TypeError(f"cannot resolve settings from {type(value).__name__}")
+
+
+PROFILE_DEFAULTS: dict[Profile, dict[str, Any]] = {
+    Profile.FORMULARY: {"language": "vi"},
+    Profile.GENERIC: {},
+}
+
+
+def collection_settings(folder: Path, profile_override: str | None = None) -> Settings:
+    """Settings for the documents in ``folder``: its nearest ``collection.toml``
+    (searched upward to the filesystem root), then the profile override."""
+    values: dict[str, Any] = {}
+    for parent in [folder, *folder.parents]:
+        toml_path = parent / COLLECTION_FILE
+        if toml_path.is_file():
+            with toml_path.open("rb") as fh:
+                values = tomllib.load(fh)
+            break
+    if profile_override:
+        values["profile"] = profile_override
+    profile = Profile(values.get("profile", Profile.GENERIC))
+    merged = {**PROFILE_DEFAULTS[profile], **values}
+    return resolve_settings(merged)

@@ -1,0 +1,57 @@
+"""Text normalization per collection, and the ASCII slugs used as keys.
+
+``nfc`` is for Vietnamese and everything else: Unicode NFC and whitespace only.
+``persian`` is ADR 0018 §5, applied per text block before assembly and never to
+a language it was not written for.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .settings import Normalization
+
+_PERSIAN_LETTER_FOLD = str.maketrans({"ك": "ک", "ي": "ی", "ى": "ی", "أ": "ا", "إ": "ا"})
+# harakat (U+064B..U+065F), superscript alef (U+0670) and tatweel (U+0640)
+_HARAKAT_AND_TATWEEL = re.compile("[\u064b-\u065f\u0670\u0640]")
+_WHITESPACE_RUN = re.compile(r"\s+")
+_SPACE_RUN = re.compile(r"[ \t\u00a0\u200b]+")
+
+
+def normalize_persian(text: str) -> str:
+    """ADR 0018 §5: letter folding, NFKC, harakat and tatweel removed, ¬ to a
+    space, whitespace collapsed. Digits and Persian punctuation stay as written."""
+    text = text.translate(_PERSIAN_LETTER_FOLD)
+    # NFKC has no mapping for Persian digits (U+06F0..) or punctuation (؛ ٬ ،),
+    # so they stay as the author wrote them.
+    text = unicodedata.normalize("NFKC", text)
+    text = _HARAKAT_AND_TATWEEL.sub("", text)
+    text = text.replace("¬", " ")
+    return _WHITESPACE_RUN.sub(" ", text).strip()
+
+
+
+def normalize_nfc(text: str) -> str:
+    """NFC and whitespace only: runs of spaces collapsed, line ends kept."""
+    text = unicodedata.normalize("NFC", text)
+    lines = [_SPACE_RUN.sub(" ", line).strip() for line in text.splitlines()]
+    return "\n".join(line for line in lines if line)
+
+
+def normalize_block(text: str, normalization: Normalization) -> str:
+    if normalization is Normalization.PERSIAN:
+        return normalize_persian(text)
+    return normalize_nfc(text)
+
+
+_SLUG_DROP = re.compile(r"[^a-z0-9]+")
+
+
+def ascii_slug(text: str, sep: str = "_", max_len: int = 64) -> str:
+    """``Liều lượng và cách dùng`` → ``lieu_luong_va_cach_dung`` (đ becomes d)."""
+    text = text.replace("đ", "d").replace("Đ", "D")
+    decomposed = unicodedata.normalize("NFKD", text)
+    ascii_only = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    slug = _SLUG_DROP.sub(sep, ascii_only).strip(sep)
+    return slug[:max_len].rstrip(sep)
