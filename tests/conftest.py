@@ -1,0 +1,26 @@
+"""Shared fixtures. Real documents are read from ../shared/corpus and never
+copied into the repo; tests that need them skip cleanly when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("DUOCTHU_CORPUS", REPO.parent / "shared" / "corpus"))
+INBOX = REPO / "data" / "inbox"
+
+
+def corpus_path(name: str) -> Path:
+    """Path of a corpus document, or skip the calling test when it is absent."""
+    path = CORPUS / name
+    if not path.is_file():
+        pytest.skip(f"corpus document {name} not found under {CORPUS}")
+    return path
+
+
+@pytest.fixture
+def corpus():
+    return corpus_path
