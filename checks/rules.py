@@ -1,0 +1,69 @@
+"""The shape every rule shares, Dagster-free.
+
+A rule reads one document's rows exactly as they are stored (dicts from
+``pyarrow.Table.to_pylist()``) and returns a :class:`RuleResult` whose
+evidence a reviewer can act on: the offending ids (first 20), their count, the
+pages involved, and a one-line message. ``checks/asset_checks.py`` turns each
+rule into a partitioned blocking Dagster asset check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+Row = dict[str, Any]
+MAX_LISTED_IDS = 20
+
+
+@dataclass(frozen=True)
+class DocumentRows:
+    """Everything a rule may look at for one document."""
+
+    doc_id: str
+    raw: Row | None = None  # the raw_documents row
+    parsed: Row | None = None  # the parsed_documents row (status, canonical_text, ...)
+    segments: Sequence[Row] = ()
+    blocks: Sequence[Row] = ()
+    crops: Sequence[Row] = ()
+    chunks: Sequence[Row] = ()
+    embeddings: Sequence[Row] = ()
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    passed: bool
+    count: int = 0
+    offending_ids: tuple[str, ...] = ()
+    pages: tuple[int, ...] = ()
+    message: str = ""
+
+    @classmethod
+    def from_offenders(
+        cls, offenders: Iterable[str], what: str, pages: Iterable[int | None] = ()
+    ) -> "RuleResult":
+        """Passed when there are no offenders; otherwise a message naming the
+        count and the first ids."""
+        ids = list(dict.fromkeys(offenders))
+        page_list = tuple(sorted({p for p in pages if p is not None}))
+        if not ids:
+            return cls(passed=True, message=f"no {what}")
+        shown = ", ".join(ids[:MAX_LISTED_IDS]) + (" …" if len(ids) > MAX_LISTED_IDS else "")
+        return cls(
+            passed=False,
+            count=len(ids),
+            offending_ids=tuple(ids[:MAX_LISTED_IDS]),
+            pages=page_list,
+            message=f"{len(ids)} {what}: {shown}",
+        )
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named, numbered rule over one asset's rows."""
+
+    name: str  # the Dagster check name, e.g. "adr0006_04_block_text_leaked_into_chunk_text"
+    asset: str  # the asset the check is attached to
+    description: str
+    evaluate: Callable[[DocumentRows], RuleResult]
+    needs: tuple[str, ...] = field(default=())  # which DocumentRows fields it reads

@@ -1,0 +1,301 @@
+"""The Parquet warehouse: one declared Arrow schema per asset, atomic writes,
+and the partition-aware IO manager.
+
+Layout (a public contract; change it only with a schema_version bump):
+``<warehouse>/<asset>/<doc_id>.parquet`` for partitioned assets,
+``<warehouse>/search_index/index.parquet`` for the index,
+``<warehouse>/crops/<doc_id>/<block_id>.png``, and source bytes in the
+content-addressed store ``<warehouse>/sources/<sha256[:2]>/<sha256>``.
+
+Every row has ``schema_version`` and every file carries it (with the asset
+name) in its Parquet key-value metadata. A write goes to a temporary name that
+no ``*.parquet`` glob matches, then is renamed into place, so a reader (or a
+run killed mid-write) never sees a partial file. The warehouse location is any
+fsspec/UPath URL (a local folder, ``memory://``, ``s3://``...).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import uuid
+from typing import Any, Iterable, Mapping
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from upath import UPath
+
+from .model import SCHEMA_VERSION
+
+SCHEMA_VERSION_KEY = b"duocthu.schema_version"
+ASSET_KEY = b"duocthu.asset"
+TMP_SUFFIX = ".tmp"
+
+_bbox = pa.list_(pa.float64(), 4)
+_strings = pa.list_(pa.string())
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "raw_documents": pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("source_name", pa.string()),  # path under the ingest root, as the user sees it
+            ("collection", pa.string()),
+            ("profile", pa.string()),
+            ("normalization", pa.string()),
+            ("sha256", pa.string()),
+            ("size_bytes", pa.int64()),
+            ("format", pa.string()),
+            ("page_count", pa.int32()),  # pages (PDF), sheets (XLSX), 0 otherwise
+            ("status", pa.string()),  # accepted | rejected | removed
+            ("reason", pa.string()),
+            ("stored_path", pa.string()),  # relative to the warehouse
+            ("schema_version", pa.int32()),
+        ]
+    ),
+    "parsed_documents": pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("status", pa.string()),  # ok | rejected | failed
+            ("reason", pa.string()),
+            ("format", pa.string()),
+            ("page_count", pa.int32()),
+            ("pages_needing_ocr", pa.list_(pa.int32())),
+            ("segment_count", pa.int32()),
+            ("block_count", pa.int32()),
+            ("canonical_text", pa.large_string()),
+            ("canonical_sha256", pa.string()),
+            ("warnings", _strings),
+            ("schema_version", pa.int32()),
+        ]
+    ),
+    "segments": pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("segment_id", pa.string()),
+            ("kind", pa.string()),
+            ("text", pa.string()),
+            ("level", pa.int32()),
+            ("headings", _strings),
+            ("entry_id", pa.string()),
+            ("entry_title", pa.string()),
+            ("section_key", pa.string()),
+            ("section_title", pa.string()),
+            ("section_index", pa.int32()),
+            ("page_no", pa.int32()),
+            ("printed_page", pa.int32()),
+            ("bbox", _bbox),
+            ("source_ref", pa.string()),
+            ("offset", pa.int64()),
+            ("length", pa.int64()),
+            ("schema_version", pa.int32()),
+        ]
+    ),
+    "lifted_blocks": pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("block_id", pa.string()),
+            ("kind", pa.string()),
+            ("shape", pa.string()),
+            ("page_no", pa.int32()),
+            ("printed_page", pa.int32()),
+            ("bbox", _bbox),
+            ("entry_id", pa.string()),
+            ("entry_title", pa.string()),
+            ("section_key", pa.string()),
+            ("section_title", pa.string()),
+            ("section_index", pa.int32()),
+            ("headings", _strings),
+            ("text", pa.string()),
+            ("anchor_segment_id", pa.string()),
+            ("continues", pa.string()),
+            ("quarantined", pa.bool_()),
+            ("header_row", _strings),
+            ("schema_version", pa.int32()),
+        ]
+    ),
+    "crops": pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("block_id", pa.string()),
+            ("path", pa.string()),  # relative to the warehouse
+            ("sha256", pa.string()),
+            ("width_px", pa.int32()),
+            ("height_px", pa.int32()),
+            ("dpi", pa.int32()),
+            ("page_no", pa.int32()),
+            ("printed_page", pa.int32()),
+            ("schema_version", pa.int32()),
+        ]
+    ),
+    "chunks": pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("chunk_id", pa.string()),
+            ("chunk_index", pa.int32()),
+            ("chunk_kind", pa.string()),
+            ("text", pa.string()),
+            ("token_count", pa.int32()),
+            ("entry_id", pa.string()),
+            ("entry_title", pa.string()),
+            ("section_key", pa.string()),
+            ("section_title", pa.string()),
+            ("section_index", pa.int32()),
+            ("headings", _strings),
+            ("spans", pa.list_(pa.struct([("offset", pa.int64()), ("length", pa.int64())]))),
+            (
+                "regions",
+                pa.list_(pa.struct([("page_no", pa.int32()), ("printed_page", pa.int32()), ("bbox", _bbox)])),
+            ),
+            ("source_elements", _strings),
+            ("prev_chunk_id", pa.string()),
+            ("next_chunk_id", pa.string()),
+            ("content_hash", pa.string()),
+            (
+                "attachments",
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("block_id", pa.string()),
+                            ("kind", pa.string()),
+                            ("shape", pa.string()),
+                            ("physical_page", pa.int32()),
+                            ("printed_page", pa.int32()),
+                            ("bbox", _bbox),
+                            ("quarantined", pa.bool_()),
+                            ("header_row", _strings),
+                            ("source_crop", pa.string()),
+                        ]
+                    )
+                ),
+            ),
+            ("has_quarantined_content", pa.bool_()),
+            ("schema_version", pa.int32()),
+        ]
+    ),
+}
+
+
+def embeddings_schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            ("doc_id", pa.string()),
+            ("chunk_id", pa.string()),
+            ("content_hash", pa.string()),
+            ("model_id", pa.string()),
+            ("dim", pa.int32()),
+            ("vector", pa.list_(pa.float32(), dim)),
+            ("schema_version", pa.int32()),
+        ]
+    )
+
+
+def table_from_rows(asset: str, rows: Iterable[Mapping[str, Any]], schema: pa.Schema | None = None) -> pa.Table:
+    """Rows (dicts) to a table of the asset's declared schema; a missing or
+    extra column is an error, not a silent drop."""
+    schema = schema or SCHEMAS[asset]
+    rows = list(rows)
+    names = set(schema.names)
+    for row in rows:
+        if set(row) != names:
+            missing, extra = names - set(row), set(row) - names
+            raise ValueError(f"{asset}: row does not match the schema (missing {sorted(missing)}, extra {sorted(extra)})")
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def empty_table(asset: str) -> pa.Table:
+    return SCHEMAS[asset].empty_table()
+
+
+class Warehouse:
+    """Paths and atomic Parquet I/O under one root (any UPath)."""
+
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = UPath(root)
+
+    def __repr__(self) -> str:
+        return f"Warehouse({str(self.root)!r})"
+
+    @property
+    def is_local(self) -> bool:
+        return self.root.protocol in ("", "file", "local")
+
+    def path(self, *parts: str) -> UPath:
+        return self.root.joinpath(*parts)
+
+    def asset_path(self, asset: str, doc_id: str | None = None) -> UPath:
+        if doc_id is None:
+            return self.path(asset, "index.parquet")
+        return self.path(asset, f"{doc_id}.parquet")
+
+    # -- bytes ---------------------------------------------------------------
+    def write_bytes_atomic(self, target: UPath, data: bytes) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}{TMP_SUFFIX}")
+        if self.is_local:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        else:
+            tmp.write_bytes(data)
+            tmp.fs.mv(tmp.path, target.path)
+
+    # -- parquet -------------------------------------------------------------
+    def write_table(self, asset: str, table: pa.Table, doc_id: str | None = None) -> UPath:
+        metadata = dict(table.schema.metadata or {})
+        metadata[SCHEMA_VERSION_KEY] = str(SCHEMA_VERSION).encode()
+        metadata[ASSET_KEY] = asset.encode()
+        table = table.replace_schema_metadata(metadata)
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer, compression="zstd", write_statistics=True, store_schema=True)
+        target = self.asset_path(asset, doc_id)
+        self.write_bytes_atomic(target, buffer.getvalue())
+        return target
+
+    def read_table(self, asset: str, doc_id: str | None = None) -> pa.Table | None:
+        target = self.asset_path(asset, doc_id)
+        if not target.exists():
+            return None
+        table = pq.read_table(io.BytesIO(target.read_bytes()))
+        check_schema_version(table, target)
+        return table
+
+    def remove(self, asset: str, doc_id: str) -> bool:
+        target = self.asset_path(asset, doc_id)
+        if target.exists():
+            target.unlink()
+            return True
+        return False
+
+    def doc_ids(self, asset: str) -> list[str]:
+        folder = self.path(asset)
+        if not folder.exists():
+            return []
+        return sorted(p.name[: -len(".parquet")] for p in folder.iterdir() if p.name.endswith(".parquet"))
+
+    # -- content-addressed source store --------------------------------------
+    def source_path(self, sha256: str) -> UPath:
+        return self.path("sources", sha256[:2], sha256)
+
+    def keep_source(self, sha256: str, data: bytes) -> str:
+        target = self.source_path(sha256)
+        if not target.exists():
+            self.write_bytes_atomic(target, data)
+        return f"sources/{sha256[:2]}/{sha256}"
+
+    def read_source(self, sha256: str) -> bytes:
+        return self.source_path(sha256).read_bytes()
+
+
+class SchemaVersionError(RuntimeError):
+    pass
+
+
+def check_schema_version(table: pa.Table, where: object) -> None:
+    found = (table.schema.metadata or {}).get(SCHEMA_VERSION_KEY)
+    if found is not None and int(found) != SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{where} was written with schema_version {int(found)}, this code reads {SCHEMA_VERSION}: "
+            "re-ingest (duocthu ingest ...) to rewrite it"
+        )
