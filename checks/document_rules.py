@@ -1,0 +1,72 @@
+"""Gates on a document before it is chunked or indexed: accepted, parsed,
+nothing needing OCR, not empty, every block cropped, every chunk embedded.
+Each is a blocking asset check; a document that fails one never reaches the
+index, and the message says what to do."""
+
+from __future__ import annotations
+
+from .rules import DocumentRows, Rule, RuleResult
+
+
+def document_accepted(rows: DocumentRows) -> RuleResult:
+    raw = rows.raw
+    if raw is None:
+        return RuleResult(False, 1, (rows.doc_id,), message="no raw_documents row")
+    if raw["status"] != "accepted":
+        return RuleResult(False, 1, (rows.doc_id,), message=f"{raw['status']}: {raw['reason']}")
+    return RuleResult(True, message=f"accepted as {raw['format']}")
+
+
+def document_parsed(rows: DocumentRows) -> RuleResult:
+    parsed = rows.parsed
+    if parsed is None:
+        return RuleResult(False, 1, (rows.doc_id,), message="no parsed_documents row")
+    if parsed["status"] != "ok":
+        return RuleResult(False, 1, (rows.doc_id,), message=f"{parsed['status']}: {parsed['reason']}")
+    return RuleResult(True, message=f"{parsed['segment_count']} segments, {parsed['block_count']} blocks")
+
+
+def no_pages_need_ocr(rows: DocumentRows) -> RuleResult:
+    parsed = rows.parsed or {}
+    pages = list(parsed.get("pages_needing_ocr") or [])
+    if not pages:
+        return RuleResult(True, message="every page has a text layer")
+    shown = ", ".join(str(p) for p in pages[:20]) + (" …" if len(pages) > 20 else "")
+    return RuleResult(
+        False,
+        len(pages),
+        tuple(f"page {p}" for p in pages[:20]),
+        tuple(pages),
+        message=f"{len(pages)} page(s) have no text layer and need OCR: {shown} — "
+        "nothing is OCRed silently; OCR the file (e.g. ocrmypdf) and add it again",
+    )
+
+
+def document_has_text(rows: DocumentRows) -> RuleResult:
+    parsed = rows.parsed or {}
+    if parsed.get("status") == "ok" and not parsed.get("segment_count") and not parsed.get("block_count"):
+        return RuleResult(False, 1, (rows.doc_id,), message="the document yielded no text at all; nothing would be chunked")
+    return RuleResult(True, message="the document has text")
+
+
+def every_block_cropped(rows: DocumentRows) -> RuleResult:
+    cropped = {c["block_id"] for c in rows.crops if c.get("sha256") and c.get("dpi", 0) >= 150}
+    missing = [b["block_id"] for b in rows.blocks if b["block_id"] not in cropped]
+    return RuleResult.from_offenders(missing, "lifted blocks without a crop of at least 150 dpi", (b["page_no"] for b in rows.blocks if b["block_id"] in missing))
+
+
+def every_chunk_embedded(rows: DocumentRows) -> RuleResult:
+    vectors = {(e["chunk_id"], e["content_hash"]) for e in rows.embeddings}
+    missing = [c["chunk_id"] for c in rows.chunks if (c["chunk_id"], c["content_hash"]) not in vectors]
+    extra = {e["chunk_id"] for e in rows.embeddings} - {c["chunk_id"] for c in rows.chunks}
+    return RuleResult.from_offenders([*missing, *sorted(extra)], "chunks without a current vector (or vectors without a chunk)")
+
+
+RAW_RULES = [Rule("document_accepted", "raw_documents", "The file is a supported format (detected from its bytes).", document_accepted, ("raw",))]
+PARSED_RULES = [
+    Rule("document_parsed", "parsed_documents", "The parser read the document without error or time-out.", document_parsed, ("parsed",)),
+    Rule("no_pages_need_ocr", "parsed_documents", "Every page has a text layer; scanned pages fail loudly, naming the pages.", no_pages_need_ocr, ("parsed",)),
+    Rule("document_has_text", "parsed_documents", "The document yielded text: nothing is chunked empty.", document_has_text, ("parsed",)),
+]
+CROP_RULES = [Rule("every_block_cropped", "crops", "Every lifted block has a PNG crop of at least 150 dpi.", every_block_cropped, ("blocks", "crops"))]
+EMBEDDING_RULES = [Rule("every_chunk_embedded", "embeddings", "Every chunk has exactly one current vector.", every_chunk_embedded, ("chunks", "embeddings"))]

@@ -1,0 +1,24 @@
+"""Every rule the pipeline gates on, grouped by the asset it checks."""
+
+from __future__ import annotations
+
+from .document_rules import CROP_RULES, EMBEDDING_RULES, PARSED_RULES, RAW_RULES
+from .rules import Rule
+
+try:  # the chunk rules land with the chunker (issue 3)
+    from .adr0006 import ADR0006_RULES
+    from .chunk_contract import CONTRACT_RULES
+except ImportError:  # pragma: no cover - only while the chunker is being written
+    ADR0006_RULES, CONTRACT_RULES = [], []
+
+CHUNK_RULES: list[Rule] = [*ADR0006_RULES, *CONTRACT_RULES]
+
+RULES_BY_ASSET: dict[str, list[Rule]] = {
+    "raw_documents": RAW_RULES,
+    "parsed_documents": PARSED_RULES,
+    "crops": CROP_RULES,
+    "chunks": CHUNK_RULES,
+    "embeddings": EMBEDDING_RULES,
+}
+
+ALL_RULES: list[Rule] = [rule for rules in RULES_BY_ASSET.values() for rule in rules]

@@ -1,0 +1,42 @@
+"""crops: each lifted block rendered to PNG, the answer to a table question."""
+
+
+import dagster as dg
+import pyarrow as pa
+
+from .. import progress
+from ..inbox import Registry
+from ..resources import WarehouseResource
+from ..stages import crop_rows
+from ..storage import table_from_rows
+from ..version import code_version
+from .partitions import documents, first_row, one_run_per_batch, rows, settings_for
+
+
+@dg.asset(
+    partitions_def=documents,
+    backfill_policy=one_run_per_batch,
+    group_name="ingest",
+    code_version=code_version(),
+    kinds={"parquet", "png"},
+    deps=["parsed_documents"],
+    description="One PNG per lifted block at crops/<doc_id>/<block_id>.png: path, sha256, pixel size, dpi.",
+)
+def crops(
+    context: dg.AssetExecutionContext,
+    lifted_blocks: dict[str, pa.Table],
+    raw_documents: dict[str, pa.Table],
+    warehouse: WarehouseResource,
+) -> dg.Output:
+    wh = warehouse.get()
+    registry = Registry(wh)
+    out = {}
+    total = 0
+    keys = context.partition_keys
+    for i, doc_id in enumerate(keys, 1):
+        raw_row = first_row(raw_documents.get(doc_id)) or {}
+        made = crop_rows(wh, doc_id, raw_row, rows(lifted_blocks, doc_id), settings_for(registry, doc_id))
+        out[doc_id] = table_from_rows("crops", made)
+        total += len(made)
+        progress.report("crop", i, len(keys))
+    return dg.Output(out, metadata={"crops": total})

@@ -1,0 +1,52 @@
+"""embeddings: one vector per chunk; a (model, content_hash) already embedded
+is reused, never embedded again."""
+
+
+import dagster as dg
+import pyarrow as pa
+
+from .. import progress
+from ..resources import EmbedderResource, WarehouseResource
+from ..version import code_version
+from .partitions import documents, one_run_per_batch
+
+
+@dg.asset(
+    partitions_def=documents,
+    backfill_policy=one_run_per_batch,
+    group_name="index",
+    code_version=code_version(),
+    kinds={"parquet"},
+    description="chunk_id, content_hash, model id, dimension and vector (fixed-size float32) per chunk.",
+)
+def embeddings(
+    context: dg.AssetExecutionContext,
+    chunks: dict[str, pa.Table],
+    warehouse: WarehouseResource,
+    embedder: EmbedderResource,
+) -> dg.Output:
+    from ..embed.base import EmbedderConfig, make_embedder
+    from ..embed.reuse import embed_chunks
+
+    wh = warehouse.get()
+    model = make_embedder(EmbedderConfig(**embedder.config_values()))
+    out = {}
+    stats: dict[str, dict[str, int]] = {}
+    keys = context.partition_keys
+    for i, doc_id in enumerate(keys, 1):
+        chunk_table = chunks.get(doc_id)
+        chunk_list = [] if chunk_table is None else chunk_table.to_pylist()
+        table, doc_stats = embed_chunks(doc_id, chunk_list, model, wh)
+        out[doc_id] = table
+        stats[doc_id] = {"computed": doc_stats.computed, "reused": doc_stats.reused}
+        progress.report("embed", i, len(keys), detail=f"{doc_id}: {doc_stats.computed} computed, {doc_stats.reused} reused")
+    return dg.Output(
+        out,
+        metadata={
+            "model_id": model.model_id,
+            "dim": model.dim,
+            "vectors_computed": sum(s["computed"] for s in stats.values()),
+            "vectors_reused": sum(s["reused"] for s in stats.values()),
+            "embedding_stats": dg.MetadataValue.json(stats),
+        },
+    )

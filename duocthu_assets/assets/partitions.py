@@ -1,0 +1,37 @@
+"""The documents partitioning every per-document asset shares, and helpers
+common to the asset modules."""
+
+from __future__ import annotations
+
+import dagster as dg
+import pyarrow as pa
+
+from ..inbox import Registry
+from ..settings import Settings
+from ..storage import Warehouse
+
+documents = dg.DynamicPartitionsDefinition(name="documents")
+"""Partition key = doc_id (see inbox.doc_id_for)."""
+
+one_run_per_batch = dg.BackfillPolicy.single_run()
+"""A backfill over many documents is one run, not a run per document."""
+
+
+def settings_for(registry: Registry, doc_id: str) -> Settings:
+    record = registry.records.get(doc_id)
+    return record.resolved_settings() if record else Settings()
+
+
+def first_row(table: pa.Table | None) -> dict | None:
+    if table is None or table.num_rows == 0:
+        return None
+    return table.slice(0, 1).to_pylist()[0]
+
+
+def rows(tables: dict[str, pa.Table], doc_id: str) -> list[dict]:
+    table = tables.get(doc_id)
+    return [] if table is None else table.to_pylist()
+
+
+def warehouse_of(resource) -> Warehouse:
+    return resource.get()

@@ -1,0 +1,38 @@
+"""search_index: the candidate index over every document whose blocking checks
+passed (not partitioned). Rebuilt by `duocthu ingest` after every batch and by
+the search_index_sensor after any run of the ingest job."""
+
+
+import dagster as dg
+
+from ..gates import passing_documents
+from ..inbox import Registry
+from ..resources import WarehouseResource
+from ..version import code_version
+
+
+@dg.asset(
+    group_name="index",
+    code_version=code_version(),
+    kinds={"parquet", "duckdb"},
+    deps=["embeddings"],
+    description="Every chunk and vector of the documents whose blocking checks all passed; "
+    "queried with DuckDB (cosine similarity) by `duocthu search`.",
+)
+def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.Output:
+    from ..search import build_search_index
+
+    wh = warehouse.get()
+    registry = Registry(wh)
+    active = sorted(r.doc_id for r in registry.active())
+    gate = passing_documents(context.instance, wh, active)
+    table, report = build_search_index(wh, gate.passed)
+    excluded = {**gate.failed, **{k: v for k, v in report.items()}}
+    return dg.Output(
+        table,
+        metadata={
+            "documents_indexed": len(set(table.column("doc_id").to_pylist())) if table.num_rows else 0,
+            "chunks_indexed": table.num_rows,
+            "documents_excluded": dg.MetadataValue.json(excluded),
+        },
+    )

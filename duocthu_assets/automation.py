@@ -1,0 +1,126 @@
+"""The inbox sensor, the nightly re-ingest schedule, and the sensors that keep
+the registry and the index current after every ingest run."""
+
+
+import hashlib
+import os
+from pathlib import Path
+
+import dagster as dg
+
+from .inbox import DocumentRecord, Registry, discover, mark_removed, needs_build, register_files
+from .jobs import BUILD_KEY_TAG, ingest_job, refresh_index_job
+from .assets.partitions import documents
+from .resources import WarehouseResource
+from .version import code_version
+
+INBOX_ENV = "DUOCTHU_INBOX"
+DEFAULT_INBOX = "data/inbox"
+TIMEZONE_ENV = "DUOCTHU_TIMEZONE"
+DEFAULT_TIMEZONE = "Asia/Ho_Chi_Minh"
+
+
+def inbox_root() -> Path:
+    return Path(os.environ.get(INBOX_ENV, DEFAULT_INBOX)).absolute()
+
+
+def build_key(record: DocumentRecord, version: str) -> str:
+    settings = ",".join(f"{k}={v}" for k, v in sorted(record.settings.items()))
+    return f"{record.doc_id}@{record.sha256[:16]}@{version}@{record.status}@{hashlib.sha256(settings.encode()).hexdigest()[:8]}"
+
+
+def scan_inbox(registry: Registry, inbox: Path) -> tuple[list[DocumentRecord], list[DocumentRecord]]:
+    """Register every file under the inbox; mark the vanished ones removed."""
+    found = discover([inbox]) if inbox.is_dir() else []
+    present = register_files(registry, found)
+    removed = mark_removed(registry, {str(f) for _, f in found}, inbox)
+    registry.save()
+    return present, removed
+
+
+def plan_requests(context, registry: Registry, records: list[DocumentRecord]) -> dg.SensorResult:
+    """A partition for every new document; a run for every one whose content,
+    settings or code changed since it was last built (or that was removed)."""
+    version = code_version()
+    existing = set(context.instance.get_dynamic_partitions(documents.name))
+    new_keys = sorted({r.doc_id for r in records} - existing)
+    runs = [
+        dg.RunRequest(
+            run_key=build_key(r, version),
+            partition_key=r.doc_id,
+            tags={BUILD_KEY_TAG: build_key(r, version)},
+        )
+        for r in records
+        if needs_build(r, version)
+    ]
+    return dg.SensorResult(
+        run_requests=runs,
+        dynamic_partitions_requests=[documents.build_add_request(new_keys)] if new_keys else [],
+    )
+
+
+@dg.sensor(
+    job=ingest_job,
+    minimum_interval_seconds=30,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="A partition per new file under the inbox (DUOCTHU_INBOX, default data/inbox); a run per new or "
+    "changed (sha256) file; a removed file is marked removed and leaves the index, its history kept.",
+)
+def inbox_sensor(context: dg.SensorEvaluationContext, warehouse: WarehouseResource) -> dg.SensorResult:
+    registry = Registry(warehouse.get())
+    present, removed = scan_inbox(registry, inbox_root())
+    return plan_requests(context, registry, present + removed)
+
+
+@dg.schedule(
+    cron_schedule="0 2 * * *",
+    job=ingest_job,
+    execution_timezone=os.environ.get(TIMEZONE_ENV, DEFAULT_TIMEZONE),
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="02:00 nightly: re-materialize every document whose content, settings or code changed; "
+    "unchanged documents cost a stat() each and no run.",
+)
+def nightly_reingest(context: dg.ScheduleEvaluationContext, warehouse: WarehouseResource):
+    registry = Registry(warehouse.get())
+    present, removed = scan_inbox(registry, inbox_root())
+    result = plan_requests(context, registry, present + removed)
+    return dg.SensorResult(run_requests=result.run_requests, dynamic_partitions_requests=result.dynamic_partitions_requests)
+
+
+def record_built(registry: Registry, doc_ids: list[str], version: str) -> None:
+    for doc_id in doc_ids:
+        record = registry.records.get(doc_id)
+        if record is not None:
+            record.built = {"sha256": record.sha256, "code_version": version, "settings": record.settings, "status": record.status}
+    registry.save()
+
+
+def _after_ingest(context: dg.RunStatusSensorContext, warehouse: WarehouseResource) -> dg.RunRequest:
+    run = context.dagster_run
+    partition = run.tags.get("dagster/partition")
+    if partition:
+        record_built(Registry(warehouse.get()), [partition], code_version())
+    return dg.RunRequest(run_key=f"index-after-{run.run_id}")
+
+
+@dg.run_status_sensor(
+    run_status=dg.DagsterRunStatus.SUCCESS,
+    monitored_jobs=[ingest_job],
+    request_job=refresh_index_job,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="After an ingest run succeeds: record what the document was built with, rebuild the index.",
+)
+def index_after_ingest_success(context: dg.RunStatusSensorContext, warehouse: WarehouseResource):
+    return _after_ingest(context, warehouse)
+
+
+@dg.run_status_sensor(
+    run_status=dg.DagsterRunStatus.FAILURE,
+    monitored_jobs=[ingest_job],
+    request_job=refresh_index_job,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="After an ingest run fails (a blocking check stopped a document): record it, and rebuild the "
+    "index so the document's earlier chunks leave it.",
+)
+def index_after_ingest_failure(context: dg.RunStatusSensorContext, warehouse: WarehouseResource):
+    return _after_ingest(context, warehouse)

@@ -1,0 +1,54 @@
+"""The `duocthu` command: ingest, search, eval."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .resources import default_warehouse_root
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from .ingest import ingest
+
+    try:
+        result = ingest(args.paths, args.warehouse, profile=args.profile, show_progress=not args.quiet)
+    except FileNotFoundError as exc:
+        print(f"duocthu ingest: {exc}", file=sys.stderr)
+        return 2
+    if args.report:
+        Path(args.report).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.report).write_text(result.to_json() + "\n", encoding="utf-8")
+    return 0 if result.all_ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="duocthu", description="Documents to retrieval-ready chunks, nothing silently lost.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ingest = sub.add_parser("ingest", help="materialize every asset for the given files or folders")
+    ingest.add_argument("paths", nargs="+", metavar="PATH")
+    ingest.add_argument("--warehouse", default=default_warehouse_root(), help="output folder (default: %(default)s)")
+    ingest.add_argument("--profile", choices=["formulary", "generic"], help="override the collections' profile")
+    ingest.add_argument("--report", metavar="FILE", help="write the per-document summary as JSON")
+    ingest.add_argument("--quiet", action="store_true", help="no progress lines")
+    ingest.set_defaults(func=_ingest)
+
+    try:
+        from .cli_search import add_search_parser
+    except ImportError:  # pragma: no cover - search lands with issue 5
+        pass
+    else:
+        add_search_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""Documents under an inbox: stable doc_ids, the files that are documents,
+and the registry that maps partitions to files.
+
+The registry (``<warehouse>/registry.json``, written atomically) is the
+project's own record of every document it was given: where the file is, its
+collection settings, its sha256 when last seen, and what it was last built
+with. The inbox sensor, the nightly schedule and ``duocthu ingest`` all
+register through :func:`register_files`, so a doc_id means the same file on
+every path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from .settings import COLLECTION_FILE, Settings, collection_settings
+from .storage import Warehouse
+
+MAX_DOC_ID = 64
+_DOC_ID_DROP = re.compile(r"[^a-z0-9._-]+")
+_DOTS = re.compile(r"\.{2,}")
+_DASHES = re.compile(r"-{2,}")
+
+# Files beside documents that are not documents: collection settings, gold
+# annotations for tests and evaluation, notes.
+SIDECAR_SUFFIXES = (".gold.json", ".boundaries.json", ".queries.json", ".md", ".toml", ".txt.license")
+SIDECAR_NAMES = {COLLECTION_FILE, "README", "LICENSE", ".DS_Store", "Thumbs.db"}
+
+
+def doc_id_for(relative_path: str) -> str:
+    """A stable, readable slug of a path under the inbox: ``[a-z0-9._-]``, at
+    most 64 characters, never ``..``; a short hash of the path is appended when
+    the slug is not a faithful rendition of it (lossy characters, truncation),
+    so two paths never share an id."""
+    normalized = relative_path.replace(os.sep, "/").strip("/")
+    lowered = normalized.lower().replace("/", "-").replace(" ", "_")
+    transliterated = unicodedata.normalize("NFKD", lowered.replace("đ", "d"))
+    transliterated = "".join(c for c in transliterated if not unicodedata.combining(c))
+    slug = _DOC_ID_DROP.sub("_", transliterated)
+    slug = _DOTS.sub(".", slug)
+    slug = _DASHES.sub("-", slug).strip("._-")
+    digest = hashlib.sha256(normalized.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    faithful = slug == lowered and normalized == normalized.lower() and slug
+    if not faithful or len(slug) > MAX_DOC_ID:
+        slug = f"{(slug or 'doc')[: MAX_DOC_ID - 9].rstrip('._-')}-{digest}"
+    return slug
+
+
+def is_document_file(path: Path) -> bool:
+    name = path.name
+    if name.startswith(".") or name in SIDECAR_NAMES:
+        return False
+    return not any(name.lower().endswith(suffix) for suffix in SIDECAR_SUFFIXES)
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Path]]:
+    """(root, file) for every document under the given files or folders, in a
+    stable order. A folder is its own root; a file's root is its folder."""
+    found: list[tuple[Path, Path]] = []
+    for raw in paths:
+        path = Path(raw).absolute()
+        if path.is_dir():
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                for name in sorted(filenames):
+                    file = Path(dirpath) / name
+                    if is_document_file(file) and file.is_file():
+                        found.append((path, file))
+        elif path.is_file():
+            found.append((path.parent, path))
+        else:
+            raise FileNotFoundError(f"no such file or folder: {raw}")
+    return found
+
+
+@dataclass
+class DocumentRecord:
+    doc_id: str
+    path: str  # absolute path of the source file
+    source_name: str  # path under the root, as the user sees it
+    collection: str
+    settings: dict
+    sha256: str = ""
+    size_bytes: int = 0
+    mtime_ns: int = 0
+    status: str = "active"  # active | removed
+    built: dict = field(default_factory=dict)  # {"sha256":..., "code_version":..., "settings":...}
+
+    def resolved_settings(self) -> Settings:
+        return Settings(**self.settings)
+
+
+class Registry:
+    """The documents the project owns, keyed by doc_id."""
+
+    def __init__(self, warehouse: Warehouse):
+        self.warehouse = warehouse
+        self.path = warehouse.path("registry.json")
+        self.records: dict[str, DocumentRecord] = {}
+        if self.path.exists():
+            for doc_id, values in json.loads(self.path.read_text()).items():
+                self.records[doc_id] = DocumentRecord(**values)
+
+    def save(self) -> None:
+        payload = {k: asdict(v) for k, v in sorted(self.records.items())}
+        self.warehouse.write_bytes_atomic(self.path, json.dumps(payload, indent=1, ensure_ascii=False).encode())
+
+    def get(self, doc_id: str) -> DocumentRecord:
+        try:
+            return self.records[doc_id]
+        except KeyError:
+            raise KeyError(f"document {doc_id!r} is not registered; add it with `duocthu ingest PATH` or drop it in the inbox") from None
+
+    def active(self) -> list[DocumentRecord]:
+        return [r for r in self.records.values() if r.status == "active"]
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def register_files(
+    registry: Registry, found: list[tuple[Path, Path]], profile_override: str | None = None
+) -> list[DocumentRecord]:
+    """Register (or refresh) each found file; returns their records. The sha256
+    is recomputed only when size or mtime changed."""
+    records = []
+    settings_cache: dict[tuple[Path, str | None], Settings] = {}
+    for root, file in found:
+        relative = file.relative_to(root).as_posix()
+        doc_id = doc_id_for(relative)
+        key = (file.parent, profile_override)
+        if key not in settings_cache:
+            settings_cache[key] = collection_settings(file.parent, profile_override)
+        settings = settings_cache[key]
+        stat = file.stat()
+        record = registry.records.get(doc_id)
+        settings_dict = {k: str(v) if hasattr(v, "value") else v for k, v in asdict(settings).items()}
+        if record is None or record.path != str(file):
+            parts = Path(relative).parts
+            record = DocumentRecord(
+                doc_id=doc_id,
+                path=str(file),
+                source_name=relative,
+                collection=parts[0] if len(parts) > 1 else "",
+                settings=settings_dict,
+            )
+            registry.records[doc_id] = record
+        record.settings = settings_dict
+        record.status = "active"
+        if record.size_bytes != stat.st_size or record.mtime_ns != stat.st_mtime_ns or not record.sha256:
+            record.sha256 = file_sha256(file)
+            record.size_bytes = stat.st_size
+            record.mtime_ns = stat.st_mtime_ns
+        records.append(record)
+    return records
+
+
+def mark_removed(registry: Registry, present_paths: set[str], under_root: Path) -> list[DocumentRecord]:
+    """Mark active documents under ``under_root`` whose file is gone."""
+    removed = []
+    for record in registry.active():
+        if record.path.startswith(str(under_root)) and record.path not in present_paths and not Path(record.path).exists():
+            record.status = "removed"
+            removed.append(record)
+    return removed
+
+
+def needs_build(record: DocumentRecord, code_version: str) -> bool:
+    """A document is rebuilt when its content, its settings or the code changed
+    since it was last built (or it was never built)."""
+    built = record.built
+    return not (
+        built.get("sha256") == record.sha256
+        and built.get("code_version") == code_version
+        and built.get("settings") == record.settings
+        and built.get("status") == record.status
+    )

@@ -1,0 +1,262 @@
+"""`duocthu ingest`: every document through the same Definitions the UI uses,
+in a few bounded in-process runs, with per-document isolation.
+
+Why a loop of runs: one run over a range of documents costs about a second
+whatever the range's size, while a run per document costs about two. But a
+blocking check that fails for one document fails its check step, and Dagster
+then skips the downstream step for *every* document of that run. So:
+
+1. one run per contiguous range of documents to build, over every asset;
+2. after it, each document either finished, or was stopped by a failed
+   blocking check (it is *blocked*, and stays stopped), or was only skipped
+   because another document in its run failed;
+3. the skipped ones go again, selecting just the assets they still need,
+   grouped into ranges; repeat until nothing is left.
+
+A batch with no failures is one run; each failing stage adds at most one run
+per range. The index is rebuilt once at the end, from the documents whose
+checks all passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterable, TextIO
+
+import dagster as dg
+
+from . import progress
+from .automation import record_built
+from .definitions import build_definitions
+from .gates import passing_documents
+from .inbox import Registry, discover, needs_build, register_files
+from .instance import open_instance
+from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
+from .storage import Warehouse
+from .version import code_version
+
+INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings")
+MAX_ROUNDS = 12
+# Dagster's console logger would print a stack trace for every blocked
+# document; the summary says it better. The UI keeps the full event log.
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+@dataclass
+class DocumentSummary:
+    doc_id: str
+    source: str
+    status: str  # ok | rejected | failed | blocked
+    reason: str = ""
+    format: str = ""
+    pages: int = 0
+    segments: int = 0
+    blocks: int = 0
+    chunks: int = 0
+    failed_checks: list[str] = field(default_factory=list)
+    vectors_computed: int = 0
+    vectors_reused: int = 0
+    rebuilt: bool = True
+
+
+@dataclass
+class IngestResult:
+    warehouse: str
+    documents: list[DocumentSummary]
+    runs: int
+    seconds: float
+
+    @property
+    def all_ok(self) -> bool:
+        return all(d.status == "ok" for d in self.documents)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"warehouse": self.warehouse, "runs": self.runs, "seconds": round(self.seconds, 2),
+             "documents": [asdict(d) for d in self.documents]},
+            ensure_ascii=False, indent=2,
+        )
+
+
+@dataclass
+class _RunOutcome:
+    materialized: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # doc -> assets
+    failed_checks: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # doc -> check -> msg
+    embedding_stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    error: str = ""
+
+
+def contiguous_ranges(keys: Iterable[str], order: list[str]) -> list[list[str]]:
+    """Group ``keys`` into runs of consecutive partitions in ``order``."""
+    position = {k: i for i, k in enumerate(order)}
+    ranges: list[list[str]] = []
+    for key in sorted(keys, key=lambda k: position[k]):
+        if ranges and position[ranges[-1][-1]] + 1 == position[key]:
+            ranges[-1].append(key)
+        else:
+            ranges.append([key])
+    return ranges
+
+
+def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, keys: list[str], assets: set[str]) -> _RunOutcome:
+    tags = (
+        {"dagster/partition": keys[0]}
+        if len(keys) == 1
+        else {"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]}
+    )
+    selection = None if set(assets) == set(INGEST_ASSETS) else [dg.AssetKey(a) for a in sorted(assets)]
+    result = job.execute_in_process(
+        instance=instance,
+        tags=tags,
+        asset_selection=selection,
+        raise_on_error=False,
+        run_config=QUIET,
+    )
+    outcome = _RunOutcome()
+    for event in result.get_asset_materialization_events():
+        materialization = event.event_specific_data.materialization
+        outcome.materialized[materialization.partition].add(materialization.asset_key.path[-1])
+        stats = materialization.metadata.get("embedding_stats")
+        if stats is not None:
+            outcome.embedding_stats.update(stats.value)
+    for evaluation in result.get_asset_check_evaluations():
+        if not evaluation.passed and evaluation.partition:
+            message = evaluation.metadata.get("message")
+            outcome.failed_checks[evaluation.partition][evaluation.check_name] = message.value if message else ""
+    if not result.success and not outcome.failed_checks:
+        failures = [e for e in result.all_events if e.is_step_failure]
+        outcome.error = failures[0].event_specific_data.error.message.strip() if failures else "run failed"
+    return outcome
+
+
+def ingest(
+    paths: list[str],
+    warehouse_root: str,
+    profile: str | None = None,
+    out: TextIO = sys.stdout,
+    show_progress: bool = True,
+) -> IngestResult:
+    started = time.monotonic()
+    if show_progress:
+        os.environ[progress.ENV] = "1"
+    warehouse = Warehouse(warehouse_root)
+    instance = open_instance(warehouse_root)
+    defs = build_definitions(warehouse_root)
+    job = defs.resolve_job_def(INGEST_JOB)
+
+    registry = Registry(warehouse)
+    records = register_files(registry, discover(paths), profile)
+    registry.save()
+    known = set(instance.get_dynamic_partitions("documents"))
+    new_keys = [r.doc_id for r in records if r.doc_id not in known]
+    if new_keys:
+        instance.add_dynamic_partitions("documents", new_keys)
+    order = list(instance.get_dynamic_partitions("documents"))
+
+    version = code_version()
+    todo = [r.doc_id for r in records if needs_build(r, version)]
+    print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
+
+    remaining: dict[str, set[str]] = {doc: set(INGEST_ASSETS) for doc in todo}
+    stopped: dict[str, dict[str, str]] = {}
+    run_errors: dict[str, str] = {}
+    embedding_stats: dict[str, dict[str, int]] = {}
+    runs = 0
+    for _ in range(MAX_ROUNDS):
+        groups: dict[frozenset[str], list[str]] = defaultdict(list)
+        for doc, assets in remaining.items():
+            if assets and doc not in stopped and doc not in run_errors:
+                groups[frozenset(assets)].append(doc)
+        if not groups:
+            break
+        for assets, docs in groups.items():
+            for keys in contiguous_ranges(docs, order):
+                outcome = _execute(job, instance, keys, set(assets))
+                runs += 1
+                embedding_stats.update(outcome.embedding_stats)
+                for doc in keys:
+                    remaining[doc] -= outcome.materialized.get(doc, set())
+                    if outcome.failed_checks.get(doc):
+                        stopped[doc] = outcome.failed_checks[doc]
+                    elif remaining[doc] and not outcome.materialized.get(doc) and not outcome.failed_checks:
+                        run_errors[doc] = outcome.error or "the run made no progress for this document"
+
+    if todo:
+        defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=QUIET)
+        runs += 1
+    record_built(registry, [d for d in todo if d not in run_errors], version)
+
+    summaries = summarize(warehouse, instance, registry, [r.doc_id for r in records], stopped, run_errors, embedding_stats, set(todo))
+    result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started)
+    print_summary(result, out)
+    return result
+
+
+def summarize(
+    warehouse: Warehouse,
+    instance: dg.DagsterInstance,
+    registry: Registry,
+    doc_ids: list[str],
+    stopped: dict[str, dict[str, str]],
+    run_errors: dict[str, str],
+    embedding_stats: dict[str, dict[str, int]],
+    rebuilt: set[str],
+) -> list[DocumentSummary]:
+    gates = passing_documents(instance, warehouse, doc_ids)
+    summaries = []
+    for doc_id in doc_ids:
+        record = registry.records[doc_id]
+        raw = _first(warehouse.read_table("raw_documents", doc_id))
+        parsed = _first(warehouse.read_table("parsed_documents", doc_id))
+        summary = DocumentSummary(doc_id=doc_id, source=record.source_name, status="ok", rebuilt=doc_id in rebuilt)
+        if raw:
+            summary.format, summary.pages = raw["format"], raw["page_count"]
+        if parsed:
+            summary.segments, summary.blocks = parsed["segment_count"], parsed["block_count"]
+        chunks = warehouse.read_table("chunks", doc_id)
+        summary.chunks = 0 if chunks is None else chunks.num_rows
+        stats = embedding_stats.get(doc_id, {})
+        summary.vectors_computed, summary.vectors_reused = stats.get("computed", 0), stats.get("reused", 0)
+        failed = stopped.get(doc_id, {})
+        summary.failed_checks = sorted(failed) or gates.failed_checks.get(doc_id, [])
+        if doc_id in run_errors:
+            summary.status, summary.reason = "failed", run_errors[doc_id]
+        elif raw is None or raw["status"] == "rejected":
+            summary.status, summary.reason = "rejected", (raw or {}).get("reason", "not read")
+        elif parsed is not None and parsed["status"] == "rejected":
+            summary.status, summary.reason = "rejected", parsed["reason"]
+        elif parsed is not None and parsed["status"] == "failed":
+            summary.status, summary.reason = "failed", parsed["reason"]
+        elif failed:
+            summary.status, summary.reason = "blocked", "; ".join(f"{k}: {v}" for k, v in sorted(failed.items()))
+        elif doc_id in gates.failed:
+            summary.status, summary.reason = "blocked", gates.failed[doc_id]
+        if summary.status != "ok":
+            summary.chunks = summary.chunks if summary.status == "blocked" else 0
+        summaries.append(summary)
+    return summaries
+
+
+def _first(table):
+    return None if table is None or table.num_rows == 0 else table.slice(0, 1).to_pylist()[0]
+
+
+def print_summary(result: IngestResult, out: TextIO) -> None:
+    width = max([len(d.doc_id) for d in result.documents] + [8])
+    print(f"\n{'document':<{width}}  {'status':<8} {'pages':>5} {'blocks':>6} {'chunks':>6} {'vectors':>13}  reason / failed checks", file=out)
+    for d in result.documents:
+        vectors = f"{d.vectors_computed}+{d.vectors_reused}r" if d.rebuilt else "unchanged"
+        detail = d.reason or ""
+        print(f"{d.doc_id:<{width}}  {d.status:<8} {d.pages:>5} {d.blocks:>6} {d.chunks:>6} {vectors:>13}  {detail[:160]}", file=out)
+    counts: dict[str, int] = defaultdict(int)
+    for d in result.documents:
+        counts[d.status] += 1
+    totals = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    print(f"\n{len(result.documents)} documents: {totals}; {result.runs} Dagster runs in {result.seconds:.1f} s; "
+          f"warehouse: {result.warehouse}", file=out)

@@ -1,0 +1,37 @@
+"""A persistent Dagster instance inside the warehouse (``<warehouse>/dagster_home``),
+shared by `duocthu ingest` and `make ui`, so the UI shows the CLI's runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+DAGSTER_YAML = """\
+# written by duocthu: a local instance inside the warehouse
+telemetry:
+  enabled: false
+nux:
+  enabled: false
+"""
+
+
+def dagster_home_for(warehouse_root: str) -> Path:
+    if "://" in warehouse_root and not warehouse_root.startswith("file://"):
+        return Path(os.environ.get("DAGSTER_HOME") or Path.cwd() / ".duocthu" / "dagster_home")
+    return Path(warehouse_root.removeprefix("file://")).absolute() / "dagster_home"
+
+
+def ensure_dagster_home(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    config = path / "dagster.yaml"
+    if not config.exists():
+        config.write_text(DAGSTER_YAML)
+    return path
+
+
+def open_instance(warehouse_root: str) -> dg.DagsterInstance:
+    home = ensure_dagster_home(dagster_home_for(warehouse_root))
+    os.environ["DAGSTER_HOME"] = str(home)
+    return dg.DagsterInstance.get()

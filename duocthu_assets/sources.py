@@ -1,0 +1,101 @@
+"""Describe a source file for ``raw_documents``: bytes kept in the
+content-addressed store, format detected from content, page or sheet count,
+status and the reason a user can act on. Dagster-free."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from .formats import detect_format, is_macro_enabled, refusal_reason
+from .inbox import DocumentRecord
+from .model import SCHEMA_VERSION, Format
+from .storage import Warehouse
+
+ACCEPTED, REJECTED, REMOVED = "accepted", "rejected", "removed"
+MACRO_REASON = (
+    "macro-enabled Office file (.docm/.xlsm) — macros are never run here; save a copy as .docx/.xlsx without macros"
+)
+
+# Every derived output the project writes for a document, cleaned up when the
+# document is removed (its raw_documents row and source bytes are kept).
+DERIVED_ASSETS = ("parsed_documents", "segments", "lifted_blocks", "crops", "chunks", "embeddings")
+
+
+def count_pages(data: bytes, fmt: Format) -> int:
+    """Pages of a PDF, sheets of a workbook, 0 for other formats (and for a
+    file too damaged to count: the parse stage says why)."""
+    if fmt is Format.PDF:
+        try:
+            import pymupdf
+
+            with pymupdf.open(stream=data, filetype="pdf") as doc:
+                return doc.page_count
+        except Exception:  # noqa: BLE001 - a damaged PDF is reported by the parser
+            return 0
+    if fmt is Format.XLSX:
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                info = zf.getinfo("xl/workbook.xml")
+                if info.file_size > 16 * 1024 * 1024:
+                    return 0
+                return len(re.findall(rb"<(?:\w+:)?sheet\b", zf.read(info)))
+        except (KeyError, zipfile.BadZipFile, OSError):
+            return 0
+    return 0
+
+
+def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id: str) -> dict[str, Any]:
+    """The raw_documents row for one document; the file's bytes are stored
+    before anything can fail on them."""
+    row: dict[str, Any] = {
+        "doc_id": doc_id,
+        "source_name": record.source_name if record else "",
+        "collection": record.collection if record else "",
+        "profile": str(record.settings.get("profile", "")) if record else "",
+        "normalization": str(record.settings.get("normalization", "")) if record else "",
+        "sha256": "",
+        "size_bytes": 0,
+        "format": "",
+        "page_count": 0,
+        "status": REMOVED,
+        "reason": "",
+        "stored_path": "",
+        "schema_version": SCHEMA_VERSION,
+    }
+    if record is None or record.status == REMOVED:
+        row["reason"] = "removed from the inbox"
+        return row
+    path = Path(record.path)
+    if not path.is_file():
+        row["reason"] = f"file not found: {record.source_name}"
+        return row
+    data = path.read_bytes()
+    sha256 = hashlib.sha256(data).hexdigest()
+    row.update(sha256=sha256, size_bytes=len(data), stored_path=warehouse.keep_source(sha256, data))
+    fmt = detect_format(data)
+    row["format"] = fmt.value
+    reason = refusal_reason(fmt)
+    if reason is None and fmt in (Format.DOCX, Format.XLSX) and is_macro_enabled(data):
+        reason = MACRO_REASON
+    if reason is not None:
+        row.update(status=REJECTED, reason=reason)
+        return row
+    row.update(status=ACCEPTED, page_count=count_pages(data, fmt))
+    return row
+
+
+def retire_derived(warehouse: Warehouse, doc_id: str) -> list[str]:
+    """Remove every derived output of a removed document; returns what went."""
+    removed = [asset for asset in DERIVED_ASSETS if warehouse.remove(asset, doc_id)]
+    crop_dir = warehouse.path("crops", doc_id)
+    if crop_dir.exists():
+        for png in crop_dir.iterdir():
+            png.unlink()
+        crop_dir.rmdir()
+        removed.append("crops/*.png")
+    return removed
