@@ -13,23 +13,31 @@ import unicodedata
 from .settings import Normalization
 
 _PERSIAN_LETTER_FOLD = str.maketrans({"ك": "ک", "ي": "ی", "ى": "ی", "أ": "ا", "إ": "ا"})
-# harakat (U+064B..U+065F), superscript alef (U+0670) and tatweel (U+0640)
-_HARAKAT_AND_TATWEEL = re.compile("[\u064b-\u065f\u0670\u0640]")
+# Harakat proper (fathatan..sukun, U+064B..U+0652), the rarer vowel signs
+# U+0656..U+065E, superscript alef (U+0670) and tatweel (U+0640). Maddah and
+# hamza above/below (U+0653..U+0655) and wavy hamza (U+065F) are *not*
+# harakat: they are part of a letter (ئ written as ی + U+0654, the ezafe
+# hamza of خانهٔ), and dropping them changes the word (مسئله → مسیله).
+_HARAKAT_AND_TATWEEL = re.compile("[\u064b-\u0652\u0656-\u065e\u0670\u0640]")
 _WHITESPACE_RUN = re.compile(r"\s+")
 _SPACE_RUN = re.compile(r"[ \t\u00a0\u200b]+")
 
 
 def normalize_persian(text: str) -> str:
-    """ADR 0018 §5: letter folding, NFKC, harakat and tatweel removed, ¬ to a
-    space, whitespace collapsed. Digits and Persian punctuation stay as written."""
-    text = text.translate(_PERSIAN_LETTER_FOLD)
+    """ADR 0018 §5: NFKC, letter folding, harakat and tatweel removed, ¬ to a
+    space, whitespace collapsed. Digits and Persian punctuation stay as written.
+
+    NFKC runs *before* the letter folding: NFKC turns Arabic presentation forms
+    (ﻛ U+FEDB, ﻳ U+FEF3, common in text from old PDFs and legacy encodings)
+    into ك and ي, and composes a decomposed ي + hamza into ئ; folding first
+    would let those ك/ي through, or fold ي to ی and then strip the hamza."""
     # NFKC has no mapping for Persian digits (U+06F0..) or punctuation (؛ ٬ ،),
     # so they stay as the author wrote them.
     text = unicodedata.normalize("NFKC", text)
+    text = text.translate(_PERSIAN_LETTER_FOLD)
     text = _HARAKAT_AND_TATWEEL.sub("", text)
     text = text.replace("¬", " ")
     return _WHITESPACE_RUN.sub(" ", text).strip()
-
 
 
 def normalize_nfc(text: str) -> str:
