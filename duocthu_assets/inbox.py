@@ -34,7 +34,7 @@ SIDECAR_SUFFIXES = (".gold.json", ".boundaries.json", ".queries.json", ".md", ".
 SIDECAR_NAMES = {COLLECTION_FILE, "README", "LICENSE", ".DS_Store", "Thumbs.db"}
 
 
-def doc_id_for(relative_path: str) -> str:
+def doc_id_for(relative_path: str, force_hash: bool = False) -> str:
     """A stable, readable slug of a path under the inbox: ``[a-z0-9._-]``, at
     most 64 characters, never ``..``; a short hash of the path is appended when
     the slug is not a faithful rendition of it (lossy characters, truncation),
@@ -48,7 +48,7 @@ def doc_id_for(relative_path: str) -> str:
     slug = _DASHES.sub("-", slug).strip("._-")
     digest = hashlib.sha256(normalized.encode("utf-8", "surrogateescape")).hexdigest()[:8]
     faithful = slug == lowered and normalized == normalized.lower() and slug
-    if not faithful or len(slug) > MAX_DOC_ID:
+    if force_hash or not faithful or len(slug) > MAX_DOC_ID:
         slug = f"{(slug or 'doc')[: MAX_DOC_ID - 9].rstrip('._-')}-{digest}"
     return slug
 
@@ -140,6 +140,9 @@ def register_files(
     for root, file in found:
         relative = file.relative_to(root).as_posix()
         doc_id = doc_id_for(relative)
+        taken = registry.records.get(doc_id)
+        if taken is not None and taken.path != str(file) and Path(taken.path).exists():
+            doc_id = doc_id_for(relative, force_hash=True)  # "a/b.pdf" beside "a-b.pdf"
         key = (file.parent, profile_override)
         if key not in settings_cache:
             settings_cache[key] = collection_settings(file.parent, profile_override)
