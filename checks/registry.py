@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from .adr0006 import ADR0006_RULES
+from .chunk_contract import CONTRACT_RULES
 from .document_rules import CROP_RULES, EMBEDDING_RULES, PARSED_RULES, RAW_RULES
 from .rules import Rule
 
-try:  # the chunk rules land with the chunker (issue 3)
-    from .adr0006 import ADR0006_RULES
-    from .chunk_contract import CONTRACT_RULES
-except ImportError:  # pragma: no cover - only while the chunker is being written
-    ADR0006_RULES, CONTRACT_RULES = [], []
+from .adr0006 import ADR0006_RULES
+from .chunk_contract import CONTRACT_RULES
 
 CHUNK_RULES: list[Rule] = [*ADR0006_RULES, *CONTRACT_RULES]
 
