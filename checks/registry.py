@@ -7,9 +7,6 @@ from .chunk_contract import CONTRACT_RULES
 from .document_rules import CROP_RULES, EMBEDDING_RULES, PARSED_RULES, RAW_RULES
 from .rules import Rule
 
-from .adr0006 import ADR0006_RULES
-from .chunk_contract import CONTRACT_RULES
-
 CHUNK_RULES: list[Rule] = [*ADR0006_RULES, *CONTRACT_RULES]
 
 RULES_BY_ASSET: dict[str, list[Rule]] = {
