@@ -1,0 +1,164 @@
+"""XLSX → segments (ADR 0018 §4, §6) with openpyxl.
+
+Each worksheet with content is an entry: a level-1 HEADING with the sheet's
+name, then its tables. Values are the cached results Excel saved, never the
+formulas (a formula cell saved without a result is counted in a warning, as
+its value is not in the file). Merged ranges are forward-filled, so every row
+carries the value of a merge it sits under. A sheet's tables are the blocks of
+cells that blank rows and blank columns separate (:func:`tabular.split_regions`);
+each is read by :mod:`.tabular`: banner rows become paragraphs, the header is
+row 0 or nothing, and every row is one TABLE_ROW (``Sheet1!A5`` names the
+row's first cell). Empty sheets are skipped with a warning. ``page_count`` is
+the number of worksheets.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+from ..model import ParsedDocument, Segment, SegmentKind
+from ..settings import Settings
+from ..textnorm import normalize_block
+from . import tabular
+from .errors import ParseFailed
+from .ooxml_safety import open_package
+
+
+def cell_text(value: object) -> tuple[str, tabular.ValueKind]:
+    """A cached cell value as the text a reader expects, and its kind.
+    Floats keep Excel's 15 significant digits (0.1+0.2 is 0.3, as Excel shows)."""
+    if value is None:
+        return "", tabular.ValueKind.EMPTY
+    if isinstance(value, bool):
+        return ("TRUE" if value else "FALSE"), tabular.ValueKind.BOOL
+    if isinstance(value, int):
+        return str(value), tabular.ValueKind.NUMBER
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value)), tabular.ValueKind.NUMBER
+        return format(value, ".15g"), tabular.ValueKind.NUMBER
+    if isinstance(value, dt.datetime):
+        if value.time() == dt.time(0, 0):
+            return value.date().isoformat(), tabular.ValueKind.DATE
+        return value.isoformat(sep=" "), tabular.ValueKind.DATE
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat(), tabular.ValueKind.DATE
+    if isinstance(value, dt.timedelta):
+        return str(value), tabular.ValueKind.DATE
+    text = str(value)
+    return text, tabular.text_kind(text)
+
+
+def quote_sheet(name: str) -> str:
+    """A sheet name as Excel writes it in a reference: quoted when it is not a
+    plain word."""
+    if name.replace("_", "").isalnum() and not name[0].isdigit():
+        return name
+    return "'" + name.replace("'", "''") + "'"
+
+
+def sheet_grid(ws, settings: Settings) -> tuple[tabular.Grid, int, int]:
+    """The sheet's used cells as a normalized grid, merges forward-filled, and
+    the (row, column) of its top-left cell (1-based, as Excel counts)."""
+    values = {key: cell.value for key, cell in ws._cells.items() if cell.value is not None and str(cell.value).strip() != ""}
+    if not values:
+        return [], 1, 1
+    rows = [r for r, _ in values]
+    cols = [c for _, c in values]
+    top, bottom, left, right = min(rows), max(rows), min(cols), max(cols)
+    grid: tabular.Grid = []
+    for r in range(top, bottom + 1):
+        line = []
+        for c in range(left, right + 1):
+            text, kind = cell_text(values.get((r, c)))
+            text = " ".join(normalize_block(text, settings.normalization).split()) if text else ""
+            line.append(tabular.Cell(text, (r - top, c - left), kind if text else tabular.ValueKind.EMPTY))
+        grid.append(line)
+    for merged in ws.merged_cells.ranges:
+        origin = (merged.min_row, merged.min_col)
+        if origin not in values:
+            continue
+        source = grid[origin[0] - top][origin[1] - left]
+        for r in range(max(merged.min_row, top), min(merged.max_row, bottom) + 1):
+            for c in range(max(merged.min_col, left), min(merged.max_col, right) + 1):
+                grid[r - top][c - left] = source
+    return grid, top, left
+
+
+def _col_letter(col: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(col)
+
+
+def _formulas_without_values(data: bytes) -> dict[str, list[str]]:
+    """Per sheet, coordinates of formula cells with no cached result."""
+    import openpyxl
+
+    missing: dict[str, list[str]] = {}
+    formulas = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    cached = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        for ws in formulas.worksheets:
+            values = cached[ws.title]
+            for row, cached_row in zip(ws.iter_rows(), values.iter_rows()):
+                for cell, cached_cell in zip(row, cached_row):
+                    if getattr(cell, "data_type", None) == "f" and getattr(cached_cell, "value", None) is None:
+                        missing.setdefault(ws.title, []).append(cell.coordinate)
+    finally:
+        formulas.close()
+        cached.close()
+    return missing
+
+
+def parse(data: bytes, settings: Settings) -> ParsedDocument:
+    """Given an XLSX package, return one entry per non-empty sheet."""
+    import openpyxl
+
+    with open_package(data, settings) as zf:
+        names = zf.namelist()
+    try:
+        wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False)
+    except Exception as exc:  # openpyxl raises many types for a damaged package
+        raise ParseFailed(f"Excel workbook could not be read ({type(exc).__name__}: {exc}) — re-save it from Excel") from exc
+    warnings: list[str] = []
+    units: list[tuple[SegmentKind, str, str, int]] = []
+    for ws in wb.worksheets:
+        grid, top, left = sheet_grid(ws, settings)
+        if not grid:
+            warnings.append(f"sheet '{ws.title}' is empty: skipped")
+            continue
+        name = quote_sheet(ws.title)
+        title = " ".join(normalize_block(ws.title, settings.normalization).split()) or ws.title
+        last = f"{_col_letter(left + len(grid[0]) - 1)}{top + len(grid) - 1}"
+        units.append((SegmentKind.HEADING, title, f"{name}!{_col_letter(left)}{top}:{last}", 1))
+        if ws.sheet_state != "visible":
+            warnings.append(f"sheet '{ws.title}' is hidden in Excel; its content is included")
+        for reading in tabular.read_tables(grid, tabular.split_regions(grid)):
+            for row in reading.rows:
+                ref = f"{name}!{_col_letter(left + row.col)}{top + row.row}"
+                units.append((SegmentKind.PARAGRAPH if row.banner else SegmentKind.TABLE_ROW, row.text, ref, 0))
+    for chart in getattr(wb, "chartsheets", []):
+        warnings.append(f"chart sheet '{chart.title}' not extracted (charts are not text)")
+    charts = sum(1 for n in names if n.startswith("xl/charts/chart") and n.endswith(".xml"))
+    images = sum(1 for n in names if n.startswith("xl/media/"))
+    if charts or images:
+        warnings.append(f"{charts} charts and {images} images not extracted (only cell values are read)")
+    page_count = len(wb.worksheets)
+    wb.close()
+    try:
+        missing = _formulas_without_values(data)
+    except Exception:  # the main read succeeded; this check is best effort
+        missing = {}
+    for sheet, cells in missing.items():
+        shown = ", ".join(cells[:5]) + (" …" if len(cells) > 5 else "")
+        warnings.append(
+            f"sheet '{sheet}': {len(cells)} formula cells have no saved result ({shown}) and read as empty — "
+            "open the file in Excel or LibreOffice and save it to store the results"
+        )
+    segments = [
+        Segment(segment_id=f"s{n:05d}", kind=kind, text=text, level=level, source_ref=ref)
+        for n, (kind, text, ref, level) in enumerate(units, start=1)
+    ]
+    return ParsedDocument(segments=segments, page_count=page_count, warnings=warnings)
