@@ -360,3 +360,24 @@ def test_zip_bomb_is_refused_before_parsing():
         parse_bytes(bomb)
     with pytest.raises(DocumentRejected, match="max_uncompressed_bytes"):
         parse_bytes(data, Settings(max_uncompressed_bytes=1000))
+
+
+def test_text_box_content_is_read_once_after_its_paragraph():
+    data = build_docx(lambda doc: doc.add_paragraph("Anchor"))
+    box = (
+        b'<w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006">'
+        b'<mc:Choice Requires="wps"><w:drawing><w:txbxContent><w:p><w:r><w:t>Boxed text</w:t></w:r></w:p>'
+        b"</w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>Boxed text</w:t>"
+        b"</w:r></w:p></w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent></w:r>"
+    )
+
+    def add_box(name, content):
+        if name == "word/document.xml":
+            return content.replace(b"<w:t>Anchor</w:t></w:r>", b"<w:t>Anchor</w:t></w:r>" + box, 1)
+        return content
+
+    doc = parse_bytes(repack(data, add_box))
+    assert [(s.text, s.source_ref) for s in doc.segments] == [
+        ("Anchor", "docx:body[0]"),
+        ("Boxed text", "docx:body[0]/txbx[0]"),
+    ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 
 from ..model import ParsedDocument, Segment, SegmentKind
 from ..settings import Settings
@@ -23,6 +24,9 @@ from ..textnorm import normalize_block
 from . import tabular
 from .errors import ParseFailed
 from .ooxml_safety import open_package
+
+
+_FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[ >/]")
 
 
 def cell_text(value: object) -> tuple[str, tabular.ValueKind]:
@@ -118,6 +122,9 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
 
     with open_package(data, settings) as zf:
         names = zf.namelist()
+        has_formulas = any(
+            _FORMULA_TAG.search(zf.read(n)) for n in names if n.startswith("xl/worksheets/") and n.endswith(".xml")
+        )
     try:
         wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False)
     except Exception as exc:  # openpyxl raises many types for a damaged package
@@ -148,7 +155,7 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
     page_count = len(wb.worksheets)
     wb.close()
     try:
-        missing = _formulas_without_values(data)
+        missing = _formulas_without_values(data) if has_formulas else {}
     except Exception:  # the main read succeeded; this check is best effort
         missing = {}
     for sheet, cells in missing.items():

@@ -390,7 +390,8 @@ def read_table(grid: Grid, region: Region, inherit: TableReading | None = None) 
     blank row)."""
     reading = TableReading(region=region)
     reading.banner_rows = leading_banners(grid, region)
-    rows = [r for r in range(region.top, region.bottom + 1) if r not in reading.banner_rows]
+    banners = set(reading.banner_rows)
+    rows = [r for r in range(region.top, region.bottom + 1) if r not in banners]
     rows = [r for r in rows if not all(c.empty for c in _cells(grid, region, r))]
     for r in reading.banner_rows:
         reading.rows.append(RenderedRow(r, region.left, render_unlabeled(_cells(grid, region, r)), banner=True))
@@ -398,7 +399,7 @@ def read_table(grid: Grid, region: Region, inherit: TableReading | None = None) 
         return reading
 
     candidate = header_candidate(grid, region, rows[0])
-    data_rows = [r for r in rows if r not in candidate]
+    data_rows = [r for r in rows if r not in set(candidate)]
     labels = header_labels(grid, region, candidate)
     votes = header_votes(labels, _data_columns(grid, region, data_rows)) if data_rows else 0
     reading.votes = votes
@@ -412,9 +413,10 @@ def read_table(grid: Grid, region: Region, inherit: TableReading | None = None) 
     if not reading.labels:
         data_rows = rows
 
+    present = set(rows)
     for r in data_rows:
         cells = _cells(grid, region, r)
-        if is_continuation_row(cells, r) and r - 1 in rows:
+        if is_continuation_row(cells, r) and r - 1 in present:
             continue  # a vertical merge's repeat of the row above: nothing new
         text = render_labeled(cells, reading.labels) if reading.labels else render_unlabeled(cells)
         if text:
