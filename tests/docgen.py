@@ -3,6 +3,7 @@ Each writes real files with the real libraries (PyMuPDF, python-docx, openpyxl).
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
@@ -48,7 +49,8 @@ def make_docx(path: Path, sections: list[tuple[str, list[str]]]) -> Path:
         document.add_heading(heading, level=1)
         for text in paragraphs:
             document.add_paragraph(text)
-    document.core_properties.created = None
+    document.core_properties.created = datetime.datetime(2026, 1, 1)
+    document.core_properties.modified = datetime.datetime(2026, 1, 1)
     document.save(str(path))
     return path
 

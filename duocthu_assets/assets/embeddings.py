@@ -26,7 +26,7 @@ def embeddings(
     embedder: EmbedderResource,
 ) -> dg.Output:
     from ..embed.base import EmbedderConfig, make_embedder
-    from ..embed.reuse import embed_chunks
+    from ..embed.reuse import embed_document_table
 
     wh = warehouse.get()
     model = make_embedder(EmbedderConfig(**embedder.config_values()))
@@ -35,8 +35,7 @@ def embeddings(
     keys = context.partition_keys
     for i, doc_id in enumerate(keys, 1):
         chunk_table = chunks.get(doc_id)
-        chunk_list = [] if chunk_table is None else chunk_table.to_pylist()
-        table, doc_stats = embed_chunks(doc_id, chunk_list, model, wh)
+        table, doc_stats = embed_document_table(doc_id, chunk_table, model, wh)
         out[doc_id] = table
         stats[doc_id] = {"computed": doc_stats.computed, "reused": doc_stats.reused}
         progress.report("embed", i, len(keys), detail=f"{doc_id}: {doc_stats.computed} computed, {doc_stats.reused} reused")

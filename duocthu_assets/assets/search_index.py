@@ -20,14 +20,14 @@ from ..version import code_version
     "queried with DuckDB (cosine similarity) by `duocthu search`.",
 )
 def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.Output:
-    from ..search import build_search_index
+    from ..search import build_search_index, index_info
 
     wh = warehouse.get()
     registry = Registry(wh)
     active = sorted(r.doc_id for r in registry.active())
     gate = passing_documents(context.instance, wh, active)
-    table, report = build_search_index(wh, gate.passed)
-    excluded = {**gate.failed, **{k: v for k, v in report.items()}}
+    table = build_search_index(wh, gate.passed)
+    excluded = {**gate.failed, **index_info(table).excluded}
     return dg.Output(
         table,
         metadata={
