@@ -1,0 +1,84 @@
+"""The formulary's vocabulary: its standard section headings and what a
+monograph title looks like (DESIGN.md, "Profiles").
+
+Entries are drug monographs, opened by an upper-case title line
+("AMPICILIN VÀ SULBACTAM"); sections are the standard headings below, keyed
+by their ASCII slug (``Liều lượng và cách dùng`` → ``lieu_luong_va_cach_dung``).
+The first three sections are printed as a bold label opening a line
+("Mã ATC: J01CR01."), the others as a line of their own.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..textnorm import ascii_slug
+
+STANDARD_SECTIONS: tuple[str, ...] = (
+    "Tên chung quốc tế",
+    "Mã ATC",
+    "Loại thuốc",
+    "Dạng thuốc và hàm lượng",
+    "Dược lý và cơ chế tác dụng",
+    "Dược động học",
+    "Chỉ định",
+    "Chống chỉ định",
+    "Thận trọng",
+    "Thời kỳ mang thai",
+    "Thời kỳ cho con bú",
+    "Tác dụng không mong muốn (ADR)",
+    "Liều lượng và cách dùng",
+    "Tương tác thuốc",
+    "Độ ổn định và bảo quản",
+    "Quá liều và xử trí",
+)
+
+SECTION_KEYS: dict[str, str] = {title: ascii_slug(title) for title in STANDARD_SECTIONS}
+
+_NUMBERING = re.compile(r"^\s*(\d{1,2}(\.\d{1,2})*\.?|[ivx]{1,4}\.)\s+", re.IGNORECASE)
+_TRAILING = re.compile(r"[\s:.\-–—]+$")
+_SPACES = re.compile(r"\s+")
+
+
+def _fold(text: str) -> str:
+    """Casefolded NFC text with numbering, trailing punctuation and extra
+    spaces removed: how headings are compared."""
+    text = unicodedata.normalize("NFC", text)
+    text = _NUMBERING.sub("", text)
+    text = _TRAILING.sub("", text)
+    return _SPACES.sub(" ", text).strip().casefold()
+
+
+_BY_FOLD: dict[str, str] = {_fold(t): t for t in STANDARD_SECTIONS}
+# "Tác dụng không mong muốn" without "(ADR)" is the same section
+_BY_FOLD[_fold("Tác dụng không mong muốn")] = "Tác dụng không mong muốn (ADR)"
+
+
+def match_section_heading(text: str) -> str | None:
+    """The standard section a heading line names (its canonical title), or None."""
+    return _BY_FOLD.get(_fold(text))
+
+
+def split_inline_section(text: str) -> tuple[str, str] | None:
+    """``"Mã ATC: J01CR01."`` → ``("Mã ATC", "J01CR01.")``: a standard section
+    label opening a line and followed by a colon; None otherwise."""
+    head, sep, rest = unicodedata.normalize("NFC", text).partition(":")
+    if not sep or not rest.strip():
+        return None
+    title = match_section_heading(head)
+    if title is None:
+        return None
+    return title, rest.strip()
+
+
+def is_monograph_title(text: str) -> bool:
+    """An upper-case title line: letters all capitals (Vietnamese included),
+    at least three of them, at most twelve words, not a section heading."""
+    text = unicodedata.normalize("NFC", text).strip()
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 3 or len(text.split()) > 12:
+        return False
+    if any(c.islower() for c in letters):
+        return False
+    return match_section_heading(text) is None

@@ -1,0 +1,296 @@
+"""PDF → segments and lifted blocks (ADR 0006), one pass over the pages.
+
+    read_page            words with style, fragments, rules           (pdf_page)
+    detect_furniture     running headers/footers, printed page numbers (pdf_furniture)
+    find_rule_blocks     ruled / rule-bounded tables, 2D formulas      (pdf_blocks)
+    order_page           reading order; borderless tables per column   (pdf_layout)
+    leaf_paragraphs      paragraphs                                    (pdf_layout)
+    classify             headings and levels, per profile              (pdf_headings)
+    link_continuations   a table carried over a page or a column
+    assemble             segment ids, block ids, anchors, printed pages
+
+Tables and formulas are lifted: their text is kept only on the block (for
+checks) and never in a segment. Pages without a text layer are reported in
+``pages_needing_ocr``; nothing is OCRed. Encrypted files that need a password
+are refused with :class:`DocumentRejected`; unreadable ones fail with
+:class:`ParseFailed`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from dataclasses import dataclass
+
+from ..model import BlockKind, BlockShape, LiftedBlock, ParsedDocument, Segment, SegmentKind
+from ..settings import Settings
+from ..textnorm import normalize_block
+from .errors import ParseFailed
+from .pdf_blocks import BlockCandidate, find_rule_blocks, fragments_in, text_rows
+from .pdf_engine import open_pdf, take_stream_errors
+from .pdf_furniture import PageFurniture, detect_furniture
+from .pdf_geometry import BBox, center, contains_point
+from .pdf_headings import Draft, classify
+from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
+from .pdf_page import VECTOR_TEXT_MIN_PATHS, Fragment, PageContent, Rule, body_font_size, read_page
+from .pdf_settings import PdfSettings, resolve_pdf_settings
+
+_CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
+_BAD_CHARS = {"\ufffd"}
+BAD_TEXT_FRAC = 0.3  # a text layer with this share of unmappable characters is as good as none
+
+
+@dataclass(frozen=True)
+class PageLayout:
+    page_no: int
+    printed_page: int | None
+    items: tuple[Para | BlockCandidate, ...]
+    leaves: tuple[Leaf, ...]
+    block_fragments: dict[int, tuple[Fragment, ...]]  # id(candidate) → the fragments it lifts
+    needs_ocr: bool
+
+
+def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None) -> ParsedDocument:
+    ps = resolve_pdf_settings(pdf_settings)
+    doc = open_pdf(data)
+    try:
+        pages: list[PageContent] = []
+        damaged: list[str] = []
+        warnings: list[str] = []
+        for page in doc:
+            try:
+                content = read_page(page, ps)
+            except Exception as exc:  # noqa: BLE001 - MuPDF errors are plain exceptions
+                raise ParseFailed(f"page {page.number + 1} cannot be read: {exc}") from exc
+            errors, notes = take_stream_errors()
+            if errors:
+                damaged.append(f"page {page.number + 1}: {errors[0]}")
+            if notes:
+                warnings.append(f"page {page.number + 1}: damaged stream recovered ({notes[0]})")
+            pages.append(content)
+        page_count = doc.page_count
+    finally:
+        doc.close()
+    if damaged:
+        raise ParseFailed("damaged PDF, text may be missing — " + "; ".join(damaged[:5]) + " — repair or re-export the file")
+    body_size = body_font_size(pages)
+    furniture = detect_furniture(pages, ps)
+    layouts = [layout_page(p, f, ps, body_size) for p, f in zip(pages, furniture)]
+    line_gap = typical_line_gap([g for lay in layouts for g in line_gaps(list(lay.leaves), body_size)], body_size)
+    layouts = [with_paragraphs(lay, ps, line_gap) for lay in layouts]
+    segments, blocks = assemble(layouts, settings, ps, body_size)
+    return ParsedDocument(
+        segments=segments,
+        blocks=blocks,
+        page_count=page_count,
+        pages_needing_ocr=[lay.page_no for lay in layouts if lay.needs_ocr],
+        warnings=warnings,
+    )
+
+
+# --- one page ---------------------------------------------------------------------------
+
+
+def usable_rules(content: PageContent, body: list[Fragment], furniture_fragments: list[Fragment]) -> list[Rule]:
+    """The page's rules minus the ones that belong to its furniture: a rule
+    between a running header and the body (or the body and a footer) that
+    stands clear of the body text."""
+    if not furniture_fragments or not body:
+        return list(content.rules)
+    top = min(f.bbox[1] for f in body)
+    bottom = max(f.bbox[3] for f in body)
+    head = [f for f in furniture_fragments if f.bbox[3] <= top]
+    foot = [f for f in furniture_fragments if f.bbox[1] >= bottom]
+    head_y = max((f.bbox[3] for f in head), default=None)
+    foot_y = min((f.bbox[1] for f in foot), default=None)
+    out = []
+    for r in content.rules:
+        if r.horizontal and head_y is not None and head_y - 1 <= r.pos <= top - 6:
+            continue
+        if r.horizontal and foot_y is not None and bottom + 6 <= r.pos <= foot_y + 1:
+            continue
+        out.append(r)
+    return out
+
+
+def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings) -> bool:
+    """No text layer worth the name: little text on a page images cover, a
+    page of vector outlines, or a text layer of unmappable characters."""
+    chars = sum(len(w.text) for f in body for w in f.words)
+    if chars < settings.ocr_min_chars and content.image_cover >= settings.ocr_min_image_cover_frac:
+        return True
+    if not content.words and content.path_count >= VECTOR_TEXT_MIN_PATHS:
+        return True
+    all_chars = "".join(w.text for w in content.words)
+    if len(all_chars) >= 20:
+        bad = sum(1 for c in all_chars if c in _BAD_CHARS or 0xE000 <= ord(c) <= 0xF8FF)
+        if bad >= BAD_TEXT_FRAC * len(all_chars):
+            return True
+    return False
+
+
+def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSettings, body_size: float) -> PageLayout:
+    """Lift the page's blocks and put the rest in reading order (paragraphs
+    are made later, once the document's line spacing is known)."""
+    furniture_frags = [f for i, f in enumerate(content.fragments) if i in furniture.furniture]
+    body = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture]
+    rule_blocks = find_rule_blocks(usable_rules(content, body, furniture_frags), body, settings, body_size, content.graphics) if content.rules else None
+    lifted = list(rule_blocks.blocks) if rule_blocks else []
+    remaining = [f for f in body if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted)]
+    leaves = order_page(remaining, lifted, settings, body_size, content.graphics)
+    block_fragments: dict[int, tuple[Fragment, ...]] = {}
+    for leaf in leaves:
+        for item in leaf.items:
+            if item.block is not None:
+                block_fragments[id(item.block)] = tuple(fragments_in(item.block.bbox, body))
+    return PageLayout(
+        page_no=content.page_no,
+        printed_page=furniture.printed_page,
+        items=(),
+        leaves=tuple(leaves),
+        block_fragments=block_fragments,
+        needs_ocr=needs_ocr(content, body, settings),
+    )
+
+
+def with_paragraphs(layout: PageLayout, settings: PdfSettings, line_gap: float) -> PageLayout:
+    items: list[Para | BlockCandidate] = []
+    for leaf in layout.leaves:
+        items += split_paragraphs(leaf_paragraphs(layout.page_no, leaf), leaf, settings, line_gap)
+    return dataclasses.replace(layout, items=tuple(items))
+
+
+# --- the document ------------------------------------------------------------------------
+
+
+def block_text(fragments: tuple[Fragment, ...]) -> str:
+    """A block's linearised text (for checks only): rows top to bottom, cells
+    separated by `` | ``."""
+    return "\n".join(" | ".join(f.text for f in row) for row in text_rows(list(fragments)))
+
+
+@dataclass
+class _Placed:
+    page: PageLayout
+    index: int  # position in the page's items
+    candidate: BlockCandidate
+    block_id: str = ""
+    continues: str = ""
+    continued: bool = False
+
+
+def _is_minor(item: Para | BlockCandidate, body_size: float) -> bool:
+    """A paragraph that may sit between two parts of a continued table: a
+    footnote-size line or a "(continued)" marker."""
+    if not isinstance(item, Para):
+        return False
+    text = item.text.lower()
+    return item.size < 0.9 * body_size or (item.word_count <= 6 and any(c in text for c in _CONTINUED))
+
+
+def link_continuations(placed: list[_Placed], settings: PdfSettings, body_size: float) -> None:
+    """Link the parts of a table continued over a page break (last table of a
+    page, first of the next, same left and right edges) or a column break
+    (a table ending one column and a table opening the next, same width)."""
+    tol = settings.continuation_x_tolerance
+    tables = [p for p in placed if p.candidate.kind is BlockKind.TABLE]
+    for a, b in zip(tables, tables[1:]):
+        ab, bb = a.candidate.bbox, b.candidate.bbox
+        if b.page.page_no == a.page.page_no + 1:
+            after = a.page.items[a.index + 1 :]
+            before = b.page.items[: b.index]
+            if all(_is_minor(i, body_size) for i in after) and all(_is_minor(i, body_size) for i in before):
+                if abs(ab[0] - bb[0]) <= tol and abs(ab[2] - bb[2]) <= tol:
+                    b.continues, a.continued, b.continued = a.block_id, True, True
+        elif b.page is a.page and b.index == a.index + 1:
+            wa, wb = ab[2] - ab[0], bb[2] - bb[0]
+            if bb[1] < ab[1] - tol and bb[0] >= ab[2] - tol and abs(wa - wb) <= max(tol, 0.15 * max(wa, wb)):
+                b.continues, a.continued, b.continued = a.block_id, True, True
+
+
+def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, body_size: float) -> tuple[list[Segment], list[LiftedBlock]]:
+    """Segments and blocks in reading order: ids, anchors, printed pages,
+    continuation links."""
+    paras = [it for lay in layouts for it in lay.items if isinstance(it, Para)]
+    prose_size = prose_font_size(paras, body_size)
+    drafts_by_para = dict(zip(map(id, paras), classify(paras, settings.profile, prose_size, ps)))
+    placed: list[_Placed] = []
+    counters: dict[tuple[int, str], int] = {}
+    for lay in layouts:
+        for index, item in enumerate(lay.items):
+            if isinstance(item, BlockCandidate):
+                letter = "t" if item.kind is BlockKind.TABLE else "f"
+                n = counters[(lay.page_no, letter)] = counters.get((lay.page_no, letter), 0) + 1
+                placed.append(_Placed(lay, index, item, f"p{lay.page_no:04d}-{letter}{n}"))
+    link_continuations(placed, ps, body_size)
+    by_candidate = {id(p.candidate): p for p in placed}
+
+    segments: list[Segment] = []
+    blocks: list[LiftedBlock] = []
+    last_segment = ""
+    for lay in layouts:
+        for item in lay.items:
+            if isinstance(item, Para):
+                for draft in drafts_by_para[id(item)]:
+                    segment = _segment(draft, len(segments) + 1, lay, settings)
+                    if segment is not None:
+                        segments.append(segment)
+                        last_segment = segment.segment_id
+                continue
+            p = by_candidate[id(item)]
+            shape = BlockShape.CROSS_PAGE_CONTINUATION if p.continued else item.shape
+            text = normalize_block(block_text(lay.block_fragments.get(id(item), ())), settings.normalization)
+            blocks.append(
+                LiftedBlock(
+                    block_id=p.block_id,
+                    kind=item.kind,
+                    shape=shape,
+                    page_no=lay.page_no,
+                    printed_page=lay.printed_page,
+                    bbox=_rounded(item.bbox),
+                    text=text,
+                    anchor_segment_id=last_segment,
+                    continues=p.continues,
+                    quarantined=True,
+                    header_row=(),
+                )
+            )
+    return segments, blocks
+
+
+def prose_font_size(paras: list[Para], default: float) -> float:
+    """The size most characters of the prose are set in (tables lifted out,
+    so a document that is mostly table still measures its headings against
+    its running text)."""
+    weights: dict[float, int] = {}
+    for p in paras:
+        for f in p.fragments:
+            for w in f.words:
+                key = round(w.size * 2) / 2
+                weights[key] = weights.get(key, 0) + len(w.text)
+    if not weights:
+        return default
+    return max(weights, key=lambda s: (weights[s], -s))
+
+
+def _rounded(b: BBox) -> BBox:
+    return (round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2))
+
+
+def _segment(draft: Draft, number: int, lay: PageLayout, settings: Settings) -> Segment | None:
+    text = normalize_block(draft.text, settings.normalization).replace("\n", " ")
+    if not text:
+        return None
+    return Segment(
+        segment_id=f"s{number:05d}",
+        kind=draft.kind,
+        text=text,
+        level=draft.level if draft.kind is SegmentKind.HEADING else 0,
+        page_no=lay.page_no,
+        printed_page=lay.printed_page,
+        bbox=_rounded(draft.bbox),
+        source_ref=f"pdf:p{lay.page_no}",
+    )
+
+
+__all__ = ["parse", "PdfSettings", "layout_page", "assemble"]

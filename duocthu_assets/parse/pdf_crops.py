@@ -1,0 +1,40 @@
+"""Render one lifted block of a PDF page to PNG: the crop that answers a
+question about a table or a formula (ADR 0006).
+
+Pure and deterministic: the same bytes, page, bbox and dpi give the same PNG
+bytes (no timestamps, no metadata), so crops can be compared by sha256.
+"""
+
+from __future__ import annotations
+
+from .errors import ParseFailed
+from .pdf_engine import open_pdf, pymupdf
+from .pdf_geometry import BBox
+
+MIN_CROP_DPI = 150
+
+
+def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt: float) -> tuple[bytes, int, int]:
+    """PNG bytes, width and height in pixels of ``bbox`` (top-left origin, PDF
+    points, as the page is displayed) on 1-based ``page_no``, grown by
+    ``margin_pt`` on every side and clipped to the page, at ``dpi``."""
+    if dpi < MIN_CROP_DPI:
+        raise ValueError(f"crop dpi {dpi} is below the {MIN_CROP_DPI} dpi a reader needs")
+    if margin_pt < 0:
+        raise ValueError(f"crop margin {margin_pt} must not be negative")
+    doc = open_pdf(data)
+    try:
+        if not 1 <= page_no <= doc.page_count:
+            raise ParseFailed(f"page {page_no} is not in this PDF ({doc.page_count} pages)")
+        page = doc[page_no - 1]
+        x0, y0, x1, y1 = (float(v) for v in bbox)
+        if not (x1 > x0 and y1 > y0):
+            raise ValueError(f"empty bbox {tuple(bbox)}")
+        shown = pymupdf.Rect(x0 - margin_pt, y0 - margin_pt, x1 + margin_pt, y1 + margin_pt) & page.rect
+        if shown.is_empty:
+            raise ValueError(f"bbox {tuple(bbox)} lies outside page {page_no}")
+        # bbox and clip are both in the page as displayed (rotation applied)
+        pix = page.get_pixmap(dpi=dpi, clip=shown, alpha=False, annots=True)
+        return pix.tobytes("png"), pix.width, pix.height
+    finally:
+        doc.close()

@@ -1,0 +1,112 @@
+"""PyMuPDF, imported without its layout model, and documents opened safely.
+
+PyMuPDF 2.0 imports ``pymupdf.layout`` from its own ``__init__`` when the
+module is importable (it ships inside the wheel), and that import loads an
+ONNX layout model (``pymupdf.layout.activate()``): about 0.5 s per process and
+a ``find_tables`` six times slower. There is no switch for it (no environment
+variable; ``pymupdf4llm.use_layout(False)`` only sets ``pymupdf._get_layout =
+None`` after the model is loaded). So the first import here hides
+``pymupdf.layout`` for the duration of ``import pymupdf`` and un-hides it after,
+which leaves the model available to code that asks for it explicitly
+(``import pymupdf.layout``) while this parser never pays for it. It also
+imports ``pymupdf4llm`` (and with it numpy, about 0.3 s) for the
+``Document.to_markdown`` family; that import is deferred to the first use.
+This parser calls neither ``find_tables`` nor the layout model.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from types import ModuleType
+
+from .errors import DocumentRejected, ParseFailed
+
+_DEFERRED = ("pymupdf.layout", "pymupdf4llm")
+
+
+class _LazyModule:
+    """Stands in for a module PyMuPDF imports eagerly; imports it on first use."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __getattr__(self, attr: str):
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attr)
+
+
+def load_pymupdf() -> ModuleType:
+    """Import PyMuPDF without letting it load the ONNX layout model or
+    pymupdf4llm."""
+    loaded = sys.modules.get("pymupdf")
+    if loaded is not None:
+        return loaded
+    hidden = [name for name in _DEFERRED if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` fail
+    try:
+        import pymupdf
+    finally:
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+    if "pymupdf4llm" in hidden and getattr(pymupdf, "pymupdf4llm", None) is None:
+        pymupdf.pymupdf4llm = _LazyModule("pymupdf4llm")
+    pymupdf.no_recommend_layout()  # we chose not to use it; do not print advice on stdout
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    pymupdf.TOOLS.mupdf_display_warnings(False)
+    return pymupdf
+
+
+pymupdf = load_pymupdf()
+
+ENCRYPTED_MESSAGE = "encrypted PDF: a password is needed to open it — remove the protection and add it again"
+
+# zlib's "incorrect data check" is a checksum mismatch after the data decoded
+# in full (MuPDF recovers the whole stream); anything else means lost bytes.
+_STREAM_ERROR = re.compile(r"(zlib|flate|lzw|ccitt|dct|jbig2|ascii85|asciihex|runlength)[^\n]*error", re.IGNORECASE)
+_HARMLESS = re.compile(r"incorrect data check", re.IGNORECASE)
+
+
+def open_pdf(data: bytes) -> "pymupdf.Document":
+    """Open PDF bytes, or raise an error a user can act on: ``ParseFailed`` for
+    empty, corrupt or page-less files, ``DocumentRejected`` for files that need
+    a password (an owner-password-only file opens with the empty password and
+    is parsed)."""
+    if not data:
+        raise ParseFailed("empty file: 0 bytes, not a PDF")
+    pymupdf.TOOLS.mupdf_warnings(reset=True)
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # noqa: BLE001 - MuPDF raises plain RuntimeError/FileDataError
+        raise ParseFailed(f"corrupt PDF, MuPDF cannot open it: {exc}") from exc
+    if doc.needs_pass and not doc.authenticate(""):
+        doc.close()
+        raise DocumentRejected(ENCRYPTED_MESSAGE)
+    if doc.page_count == 0:
+        doc.close()
+        raise ParseFailed("PDF has no pages")
+    pymupdf.TOOLS.mupdf_warnings(reset=True)  # repairs at open time are not content loss
+    return doc
+
+
+def take_stream_errors() -> tuple[list[str], list[str]]:
+    """MuPDF's warnings since the last call, split into (lost-data errors,
+    harmless notes). Call after reading a page's text and drawings."""
+    text = pymupdf.TOOLS.mupdf_warnings(reset=True) or ""
+    errors: list[str] = []
+    notes: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("... repeated"):
+            continue
+        if _STREAM_ERROR.search(line) and not _HARMLESS.search(line):
+            errors.append(line)
+        elif _STREAM_ERROR.search(line):
+            notes.append(line)
+    return errors, notes

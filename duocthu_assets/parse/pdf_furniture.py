@@ -1,0 +1,253 @@
+"""Page furniture: running headers and footers, and the printed page number.
+
+A band row (fragments on one baseline in the top or bottom band of the page)
+is furniture when it stands apart from the body (whitespace or a rule between)
+and either carries the page number or recurs, digits aside, on other pages.
+Anything else in the bands (a footnote, a first line of body text) stays
+content: removing text is the costly mistake here.
+
+The printed page is the number in the furniture (front matter makes it differ
+from the physical page); roman numerals are kept as a label only (``None`` as
+an int). A page that prints no number gets one only between two pages whose
+numbers agree on the same offset from the physical page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .pdf_page import Fragment, PageContent, Rule
+from .pdf_settings import PdfSettings
+
+_DASHES = "-–—"
+_STANDALONE_PATTERNS = [
+    re.compile(rf"^[{_DASHES}(\[]?\s*(?P<n>\d{{1,4}})\s*[{_DASHES})\]]?$"),
+    re.compile(r"^(?:page|trang|tr\.|p\.|pg\.?)\s*(?P<n>\d{1,4})(?:\s*(?:/|of|trên|sur)\s*\d{1,4})?$", re.IGNORECASE),
+    re.compile(r"^(?P<n>\d{1,4})\s*(?:/|of|trên)\s*\d{1,4}$", re.IGNORECASE),
+]
+_ROMAN = re.compile(rf"^[{_DASHES}(\[]?\s*(?P<r>[ivxlcdm]{{1,7}})\s*[{_DASHES})\]]?$", re.IGNORECASE)
+_ROMAN_VALID = re.compile(r"^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
+_EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
+_DIGITS = re.compile(r"\d+")
+LONE_NUMBER_GAP_EM = 0.2  # a lone page number at the very edge of the page needs only this much whitespace
+MAX_FURNITURE_FRAGMENTS = 3  # a running header has a left, a centre and a right part at most; more is a table row
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class PageNumber:
+    value: int | None  # arabic value; None for a roman numeral
+    label: str  # as printed ("12", "xx")
+    standalone: bool  # the number stands alone on its fragment
+
+
+@dataclass(frozen=True)
+class PageFurniture:
+    page_no: int
+    furniture: frozenset[int]  # indices into PageContent.fragments
+    printed_page: int | None
+    printed_label: str
+
+
+@dataclass(frozen=True)
+class BandRow:
+    indices: tuple[int, ...]
+    top: bool  # in the top band (else the bottom band)
+
+
+def parse_page_number(text: str) -> PageNumber | None:
+    """``"12"``, ``"- 12 -"``, ``"Trang 12"``, ``"12/40"`` → 12; ``"(xx)"`` →
+    roman ``xx``; anything else → None."""
+    text = text.strip()
+    for pattern in _STANDALONE_PATTERNS:
+        m = pattern.match(text)
+        if m:
+            return PageNumber(int(m.group("n")), m.group("n"), True)
+    m = _ROMAN.match(text)
+    if m and _ROMAN_VALID.match(m.group("r").lower()):
+        return PageNumber(None, m.group("r"), True)
+    return None
+
+
+def embedded_page_number(text: str) -> PageNumber | None:
+    m = _EMBEDDED.match(text.strip())
+    if not m:
+        return None
+    n = m.group("a") or m.group("b")
+    return PageNumber(int(n), n, False)
+
+
+def furniture_key(text: str) -> str:
+    """Text as compared across pages: digits and spacing do not count."""
+    return _SPACES.sub(" ", _DIGITS.sub("#", text.lower())).strip()
+
+
+def band_rows(page: PageContent, settings: PdfSettings) -> list[BandRow]:
+    """Rows in the top/bottom bands that stand apart from the rest of the page."""
+    frags = page.fragments
+    if not frags:
+        return []
+    top_limit = page.height * settings.furniture_band_frac
+    bottom_limit = page.height * (1 - settings.furniture_band_frac)
+    rows = _rows(frags)
+    out: list[BandRow] = []
+    # from the top down: the leading rows inside the band, split where whitespace separates
+    out += _separated_rows(rows, frags, page.rules, settings, lambda r: _row_box(r, frags)[3] <= top_limit, top=True)
+    out += _separated_rows(list(reversed(rows)), frags, page.rules, settings, lambda r: _row_box(r, frags)[1] >= bottom_limit, top=False)
+    return out
+
+
+def _rows(frags: tuple[Fragment, ...]) -> list[list[int]]:
+    order = sorted(range(len(frags)), key=lambda i: (frags[i].bbox[1], frags[i].bbox[0]))
+    rows: list[list[int]] = []
+    row_box = None
+    for i in order:
+        b = frags[i].bbox
+        if row_box is not None:
+            overlap = min(row_box[3], b[3]) - max(row_box[1], b[1])
+            if overlap >= 0.5 * min(row_box[3] - row_box[1], b[3] - b[1]):
+                rows[-1].append(i)
+                row_box = (min(row_box[0], b[0]), min(row_box[1], b[1]), max(row_box[2], b[2]), max(row_box[3], b[3]))
+                continue
+        rows.append([i])
+        row_box = b
+    return rows
+
+
+def _row_box(row: list[int], frags) -> tuple[float, float, float, float]:
+    boxes = [frags[i].bbox for i in row]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _rule_between(rules: tuple[Rule, ...], y_a: float, y_b: float, x0: float, x1: float) -> bool:
+    """A loose horizontal rule (touching no vertical rule: not a table's)
+    between two rows."""
+    lo, hi = min(y_a, y_b), max(y_a, y_b)
+    for r in rules:
+        if r.horizontal and lo - 1 <= r.pos <= hi + 1 and r.x1 > x0 and r.x0 < x1:
+            touching = any(
+                not v.horizontal and r.x0 - 2 <= v.pos <= r.x1 + 2 and v.y0 - 2 <= r.pos <= v.y1 + 2 for v in rules
+            )
+            if not touching:
+                return True
+    return False
+
+
+def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: bool) -> list[BandRow]:
+    """Walk rows from the page edge inwards; group rows closer than the
+    separation gap; keep the groups that lie in the band and are separated
+    from the next row inwards. The outermost row alone on its line and
+    reading as a page number needs only a little whitespace."""
+    out: list[BandRow] = []
+    group: list[list[int]] = []
+    for k, row in enumerate(rows):
+        if not in_band(row) or len(row) > MAX_FURNITURE_FRAGMENTS:
+            break
+        group.append(row)
+        box = _row_box(row, frags)
+        height = box[3] - box[1]
+        if k + 1 >= len(rows):
+            break  # the page is all band: nothing to stand apart from
+        nxt = _row_box(rows[k + 1], frags)
+        gap = (nxt[1] - box[3]) if top else (box[1] - nxt[3])
+        ruled = _rule_between(rules, box[3] if top else box[1], nxt[1] if top else nxt[3], min(box[0], nxt[0]), max(box[2], nxt[2]))
+        lone_number = k == 0 and len(row) == 1 and parse_page_number(frags[row[0]].text) is not None
+        if gap >= settings.furniture_gap_em * max(height, 1.0) or ruled or (lone_number and gap >= LONE_NUMBER_GAP_EM * height):
+            out += [BandRow(tuple(r), top) for r in group]
+            group = []
+    return out
+
+
+def detect_furniture(pages: list[PageContent], settings: PdfSettings) -> list[PageFurniture]:
+    """Per page: which fragments are furniture, and the printed page number."""
+    rows_by_page = [band_rows(p, settings) for p in pages]
+    # how many pages each band text recurs on
+    seen: dict[str, set[int]] = {}
+    for page, rows in zip(pages, rows_by_page):
+        for row in rows:
+            for i in row.indices:
+                key = furniture_key(page.fragments[i].text)
+                if len(key) >= 3:
+                    seen.setdefault(key, set()).add(page.page_no)
+    min_repeats = settings.furniture_min_repeats
+    standalone: list[PageNumber | None] = []
+    embedded: list[PageNumber | None] = []
+    furniture_sets: list[set[int]] = []
+    for page, rows in zip(pages, rows_by_page):
+        chosen: PageNumber | None = None
+        fallback: PageNumber | None = None
+        furniture: set[int] = set()
+        for row in rows:
+            numbers = [parse_page_number(page.fragments[i].text) for i in row.indices]
+            recurring = any(len(seen.get(furniture_key(page.fragments[i].text), ())) >= min_repeats for i in row.indices)
+            has_number = any(n is not None for n in numbers)
+            if has_number or recurring:
+                furniture.update(row.indices)
+            for n in numbers:
+                if n is not None and (chosen is None or (chosen.value is None and n.value is not None)):
+                    chosen = n
+            if not has_number and fallback is None and (recurring or row.top):
+                for i in row.indices:
+                    candidate = embedded_page_number(page.fragments[i].text)
+                    if candidate is not None:
+                        fallback = candidate
+                        break
+            if fallback is not None and not (has_number or recurring) and row.top:
+                # a top row like "Running title ... 9" on a one-off page
+                furniture.update(row.indices)
+        standalone.append(chosen)
+        embedded.append(fallback)
+        furniture_sets.append(furniture)
+    values = _resolve_numbers(pages, standalone, embedded)
+    # embedded numbers that did not survive do not make their row furniture
+    out = []
+    for k, (page, rows, furniture, emb, (value, label)) in enumerate(zip(pages, rows_by_page, furniture_sets, embedded, values)):
+        if emb is not None and standalone[k] is None and value != emb.value:
+            keep = set()
+            for row in rows:
+                if any(parse_page_number(page.fragments[i].text) for i in row.indices):
+                    keep.update(row.indices)
+                elif any(len(seen.get(furniture_key(page.fragments[i].text), ())) >= min_repeats for i in row.indices):
+                    keep.update(row.indices)
+            furniture = keep
+        out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
+    return out
+
+
+def _resolve_numbers(pages, standalone, embedded) -> list[tuple[int | None, str]]:
+    """Choose each page's printed number: standalone numbers first; embedded
+    ones when another page confirms their offset (or the document has one
+    page); gaps filled only between two pages that agree on the offset."""
+    n = len(pages)
+    offsets: dict[int, int] = {}
+    labels: dict[int, str] = {}
+    for k, num in enumerate(standalone):
+        if num is not None:
+            labels[k] = num.label
+            if num.value is not None:
+                offsets[k] = num.value - pages[k].page_no
+    confirmed = set(offsets.values())
+    emb_offsets = [e.value - pages[k].page_no if e is not None and e.value is not None else None for k, e in enumerate(embedded)]
+    for k, e in enumerate(embedded):
+        if k in labels or e is None or emb_offsets[k] is None:
+            continue
+        others = [o for j, o in enumerate(emb_offsets) if j != k and o is not None and standalone[j] is None]
+        if n == 1 or emb_offsets[k] in confirmed or emb_offsets[k] in others:
+            offsets[k] = emb_offsets[k]
+            labels[k] = e.label
+    result: list[tuple[int | None, str]] = []
+    for k in range(n):
+        if k in offsets:
+            result.append((pages[k].page_no + offsets[k], labels[k]))
+        elif k in labels:
+            result.append((None, labels[k]))
+        else:
+            before = max((j for j in offsets if j < k), default=None)
+            after = min((j for j in offsets if j > k), default=None)
+            if before is not None and after is not None and offsets[before] == offsets[after]:
+                value = pages[k].page_no + offsets[before]
+                result.append((value, str(value)))
+            else:
+                result.append((None, ""))
+    return result

@@ -1,0 +1,67 @@
+"""Small pure helpers on bboxes ``(x0, y0, x1, y1)``, top-left origin."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+BBox = tuple[float, float, float, float]
+
+
+def union(boxes: Iterable[BBox]) -> BBox:
+    x0 = y0 = float("inf")
+    x1 = y1 = float("-inf")
+    for b in boxes:
+        x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
+    if x0 == float("inf"):
+        raise ValueError("union of no boxes")
+    return (x0, y0, x1, y1)
+
+
+def area(b: BBox) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def intersection(a: BBox, b: BBox) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def iou(a: BBox, b: BBox) -> float:
+    inter = intersection(a, b)
+    whole = area(a) + area(b) - inter
+    return inter / whole if whole > 0 else 0.0
+
+
+def center(b: BBox) -> tuple[float, float]:
+    return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+
+
+def contains_point(b: BBox, x: float, y: float, pad: float = 0.0) -> bool:
+    return b[0] - pad <= x <= b[2] + pad and b[1] - pad <= y <= b[3] + pad
+
+
+def expand(b: BBox, pad: float) -> BBox:
+    return (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad)
+
+
+def x_overlap(a: BBox, b: BBox) -> float:
+    return min(a[2], b[2]) - max(a[0], b[0])
+
+
+def y_overlap(a: BBox, b: BBox) -> float:
+    return min(a[3], b[3]) - max(a[1], b[1])
+
+
+def free_intervals(spans: Iterable[tuple[float, float]], lo: float, hi: float, min_width: float) -> list[tuple[float, float]]:
+    """Given occupied intervals, return the gaps of at least ``min_width``
+    strictly between occupied parts (not the margins) within [lo, hi]."""
+    merged: list[list[float]] = []
+    for a, b in sorted(spans):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    gaps = []
+    for (_, end), (start, _) in zip(merged, merged[1:]):
+        if start - end >= min_width and end >= lo and start <= hi:
+            gaps.append((end, start))
+    return gaps

@@ -1,0 +1,165 @@
+"""Which paragraphs are headings, and at what level.
+
+``generic`` profile: headings come from typography and numbering: text set
+larger than the body, or bold and short, or opened by legal numbering
+(``Điều 5``, ``Chương II``); levels rank the heading styles of the document
+(larger first, bold before regular), and within one style deeper numbering
+(``7.6.1`` under ``7.6`` under ``7.``) or the legal order Phần > Chương > Mục >
+Điều goes one level down.
+
+``formulary`` profile: a monograph title (upper case, set large or bold) is
+level 1, a standard section heading is level 2 (also when printed as a bold
+label opening a line: "Mã ATC: J01CR01." gives the heading and a paragraph),
+and nothing else is a heading: sub-headings inside a section ("Người lớn:")
+stay paragraphs, so a section is never cut short.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from ..model import SegmentKind
+from ..settings import Profile
+from . import formulary
+from .pdf_geometry import BBox
+from .pdf_layout import LIST_MARKER, Para
+from .pdf_settings import PdfSettings
+
+_DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
+_LETTER = re.compile(r"^[a-zđ][.)]\s+\S", re.IGNORECASE)
+_ROMAN = re.compile(r"^[IVXLC]{1,6}\.\s+\S")
+_LEGAL = re.compile(r"^(phần|chương|mục|tiểu mục|điều|part|chapter|section|article)\s+([\dIVXLC]+|thứ\s+\S+)\b", re.IGNORECASE)
+_LEGAL_ORDER = {"phần": 1, "part": 1, "chương": 2, "chapter": 2, "mục": 3, "section": 3, "tiểu mục": 4, "điều": 5, "article": 5}
+_SENTENCE_END = re.compile(r"[,;]$")
+_TERMINAL = re.compile(r"[.:;!?]$")
+_UPPER_LETTER = re.compile(r"^[A-Z]\.\s+\S")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A segment before ids and sections: kind, text, level and where."""
+
+    kind: SegmentKind
+    text: str
+    level: int
+    page_no: int
+    bbox: BBox
+
+
+def numbering_depth(text: str) -> tuple[str, int] | None:
+    """("decimal", 3) for "7.6.1 ...", ("legal", 5) for "Điều 5", ("letter", 1)
+    for "a. ...", ("roman", 1) for "IV. ..."; None when unnumbered."""
+    text = unicodedata.normalize("NFC", text.strip())
+    m = _LEGAL.match(text)
+    if m:
+        return "legal", _LEGAL_ORDER.get(m.group(1).lower(), 5)
+    m = _DECIMAL.match(text)
+    if m:
+        return "decimal", m.group(1).count(".") + 1
+    if _ROMAN.match(text):
+        return "roman", 1
+    if _LETTER.match(text):
+        return "letter", 1
+    return None
+
+
+def _style_key(p: Para) -> tuple[float, bool]:
+    return (round(p.size * 2) / 2, p.bold)
+
+
+def is_generic_heading(p: Para, body_size: float, settings: PdfSettings) -> bool:
+    if len(p.lines) > settings.heading_max_lines or p.word_count > settings.heading_max_words:
+        return False
+    text = p.text.strip()
+    if not text or _SENTENCE_END.search(text) or not any(c.isalpha() for c in text):
+        return False
+    larger = p.size >= settings.heading_size_ratio * body_size
+    numbered = numbering_depth(text)
+    if numbered and numbered[0] == "legal":
+        return True
+    if larger:
+        return True
+    if numbered and numbered[0] in ("decimal", "roman") or _UPPER_LETTER.match(text):
+        # "3. Results", "IV. Discussion", "A. Setup": short, one line, no sentence
+        if len(p.lines) == 1 and p.word_count <= 10 and not _TERMINAL.search(text):
+            return True
+    if p.bold:
+        # a bold numbered list item that is a sentence is not a heading
+        return not (text.endswith(".") and p.word_count > 8)
+    return False
+
+
+def classify_generic(paras: list[Para], body_size: float, settings: PdfSettings) -> list[list[Draft]]:
+    """Drafts per paragraph (one each) with heading levels from typography."""
+    heads = [is_generic_heading(p, body_size, settings) for p in paras]
+    styles = sorted({_style_key(p) for p, h in zip(paras, heads) if h}, key=lambda k: (-k[0], not k[1]))
+    rank = {k: i for i, k in enumerate(styles)}
+    depths: dict[tuple[float, bool], set[tuple[str, int]]] = {}
+    for p, h in zip(paras, heads):
+        if h:
+            n = numbering_depth(p.text)
+            if n:
+                depths.setdefault(_style_key(p), set()).add(n)
+    out: list[list[Draft]] = []
+    for p, h in zip(paras, heads):
+        text = p.text
+        if h:
+            key = _style_key(p)
+            level = rank[key] + 1
+            n = numbering_depth(text)
+            if n and n[0] in ("decimal", "legal"):
+                present = sorted(d for kind, d in depths.get(key, ()) if kind == n[0])
+                level += present.index(n[1])
+            out.append([Draft(SegmentKind.HEADING, text, min(level, 6), p.page_no, p.bbox)])
+        elif LIST_MARKER.match(text):
+            out.append([Draft(SegmentKind.LIST_ITEM, text, 0, p.page_no, p.bbox)])
+        else:
+            out.append([Draft(SegmentKind.PARAGRAPH, text, 0, p.page_no, p.bbox)])
+    return out
+
+
+def _label_bold(p: Para, label: str) -> bool:
+    """Whether the words opening the paragraph up to ``label:`` are bold."""
+    words = [w for f in p.lines[0] for w in f.words]
+    taken = ""
+    bold_chars = chars = 0
+    for w in words:
+        taken = (taken + " " + w.text).strip()
+        chars += len(w.text)
+        bold_chars += len(w.text) if w.bold else 0
+        if ":" in w.text:
+            break
+    return chars > 0 and bold_chars >= 0.8 * chars
+
+
+def classify_formulary(paras: list[Para], body_size: float, settings: PdfSettings) -> list[list[Draft]]:
+    out: list[list[Draft]] = []
+    for p in paras:
+        text = p.text
+        drafts: list[Draft] = []
+        prominent = p.bold or p.size >= 1.1 * body_size
+        if len(p.lines) <= 2 and prominent and formulary.is_monograph_title(text):
+            drafts.append(Draft(SegmentKind.HEADING, text.strip(), 1, p.page_no, p.bbox))
+        elif len(p.lines) <= 2 and formulary.match_section_heading(text):
+            drafts.append(Draft(SegmentKind.HEADING, formulary.match_section_heading(text) or text, 2, p.page_no, p.bbox))
+        else:
+            inline = formulary.split_inline_section(text)
+            if inline is not None and _label_bold(p, inline[0]):
+                title, rest = inline
+                drafts.append(Draft(SegmentKind.HEADING, title, 2, p.page_no, p.bbox))
+                drafts.append(Draft(SegmentKind.PARAGRAPH, rest, 0, p.page_no, p.bbox))
+            elif LIST_MARKER.match(text):
+                drafts.append(Draft(SegmentKind.LIST_ITEM, text, 0, p.page_no, p.bbox))
+            else:
+                drafts.append(Draft(SegmentKind.PARAGRAPH, text, 0, p.page_no, p.bbox))
+        out.append(drafts)
+    return out
+
+
+def classify(paras: list[Para], profile: Profile, body_size: float, settings: PdfSettings) -> list[list[Draft]]:
+    """One list of drafts per paragraph, in the same order."""
+    if profile is Profile.FORMULARY:
+        return classify_formulary(paras, body_size, settings)
+    return classify_generic(paras, body_size, settings)

@@ -1,0 +1,423 @@
+"""Reading order and paragraphs of one page.
+
+Reading order is a recursive XY-cut over the page's items (text fragments and
+lifted blocks, which move as one box): cut the page into horizontal slabs at
+whitespace, group consecutive slabs that share a column structure, and split
+a group into columns at a gutter whose both sides carry running text (so the
+cells of a table are never taken for columns). Each single-column region is a
+leaf; borderless tables are looked for in the leaves, where a two-column page
+cannot pass for a two-column table.
+
+Paragraphs are built from a leaf's lines: a paragraph ends at extra vertical
+space, a change of type size or weight, a first-line indent after a finished
+sentence, a list marker, a lifted block, or a line broken although its next
+word would have fitted.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+from .pdf_blocks import BlockCandidate, find_whitespace_tables, join_stacked
+from .pdf_geometry import BBox, center, contains_point, free_intervals, union
+from .pdf_page import Fragment
+from .pdf_settings import PdfSettings
+
+LIST_MARKER = re.compile(r"^([•·●○◦▪▫■□‣⁃∙\-–—*+]\s|\(?\d{1,3}[.)]\s|\(?[a-zđ][.)]\s|\(?[ivx]{1,4}[.)]\s)", re.IGNORECASE)
+_TERMINAL = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
+
+
+@dataclass(frozen=True)
+class Item:
+    bbox: BBox
+    fragment: Fragment | None = None
+    block: BlockCandidate | None = None
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A single-column region of a page, its items in reading order."""
+
+    bbox: BBox
+    items: tuple[Item, ...]
+
+
+@dataclass(frozen=True)
+class Para:
+    """A paragraph (or heading, or list item: decided later) of one page."""
+
+    page_no: int
+    lines: tuple[tuple[Fragment, ...], ...]
+    bbox: BBox
+
+    @property
+    def fragments(self) -> tuple[Fragment, ...]:
+        return tuple(f for line in self.lines for f in line)
+
+    @property
+    def text(self) -> str:
+        return join_lines([" ".join(f.text for f in line) for line in self.lines])
+
+    @property
+    def size(self) -> float:
+        weights: dict[float, int] = {}
+        for f in self.fragments:
+            for w in f.words:
+                weights[round(w.size, 1)] = weights.get(round(w.size, 1), 0) + len(w.text)
+        return max(weights, key=lambda s: (weights[s], s)) if weights else 0.0
+
+    @property
+    def bold(self) -> bool:
+        words = [w for f in self.fragments for w in f.words]
+        chars = sum(len(w.text) for w in words)
+        return chars > 0 and sum(len(w.text) for w in words if w.bold) >= 0.8 * chars
+
+    @property
+    def word_count(self) -> int:
+        return sum(len(f.words) for f in self.fragments)
+
+
+def join_lines(lines: list[str]) -> str:
+    """Join a paragraph's lines with spaces. A soft hyphen at a line end is
+    dropped; a hard hyphen is kept and the next line joined to it ("beta-" +
+    "lactam"), since removing it is only safe with a dictionary."""
+    out = ""
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        if not out:
+            out = line
+        elif out.endswith("\u00ad"):
+            out = out[:-1] + line
+        elif out.endswith("-") and len(out) >= 2 and out[-2].isalpha() and line[:1].islower():
+            out = out + line
+        else:
+            out = out + " " + line
+    return out.replace("\u00ad", "")
+
+
+# --- XY-cut -------------------------------------------------------------------------
+
+
+def _shrunk(item: Item) -> tuple[float, float]:
+    y0, y1 = item.bbox[1], item.bbox[3]
+    if item.fragment is not None:
+        d = min(0.2 * (y1 - y0), 2.0)
+        return y0 + d, y1 - d
+    return y0, y1
+
+
+def horizontal_slabs(items: list[Item]) -> list[list[Item]]:
+    """Items cut into horizontal bands at whitespace running across them all."""
+    slabs: list[list[Item]] = []
+    bottom = float("-inf")
+    for item in sorted(items, key=lambda i: (_shrunk(i)[0], i.bbox[0])):
+        top, low = _shrunk(item)
+        if slabs and top < bottom:
+            slabs[-1].append(item)
+            bottom = max(bottom, low)
+        else:
+            slabs.append([item])
+            bottom = low
+    return slabs
+
+
+def _gutters(items: list[Item], settings: PdfSettings) -> list[tuple[float, float]]:
+    if len(items) < 2:
+        return []
+    lo = min(i.bbox[0] for i in items)
+    hi = max(i.bbox[2] for i in items)
+    return free_intervals(((i.bbox[0], i.bbox[2]) for i in items), lo, hi, settings.min_gutter)
+
+
+def _side_is_prose(frags: list[Fragment], min_words: float) -> bool:
+    """Running text: many words, and most fragments long (a column of
+    table cells or labels is short fragments)."""
+    if not frags:
+        return False
+    long = sum(1 for f in frags if len(f.words) >= min_words)
+    return sum(len(f.words) for f in frags) >= min_words and long >= 0.4 * len(frags)
+
+
+def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tuple[float, float] | None:
+    """The first gutter whose two sides carry running text (a side of lifted
+    blocks only is allowed beside running text), with at least
+    ``min_lines`` fragments in all."""
+    for a, b in _gutters(items, settings):
+        left = [i for i in items if i.bbox[2] <= a + 0.5]
+        right = [i for i in items if i.bbox[0] >= b - 0.5]
+        if len(left) + len(right) != len(items) or not left or not right:
+            continue
+        lf = [i.fragment for i in left if i.fragment is not None]
+        rf = [i.fragment for i in right if i.fragment is not None]
+        if len(lf) + len(rf) < min_lines:
+            continue
+        words = settings.column_min_words
+        left_ok = _side_is_prose(lf, words) if lf else bool(rf)
+        right_ok = _side_is_prose(rf, words) if rf else bool(lf)
+        if left_ok and right_ok:
+            return (a, b)
+    return None
+
+
+def _common_gutter(items: list[Item], gutter: tuple[float, float], settings: PdfSettings) -> tuple[float, float] | None:
+    """The gutter of ``items`` that overlaps ``gutter`` (the first lines of
+    a column may be indented: the gutter narrows, it does not move)."""
+    a, b = gutter
+    for c, d in _gutters(items, settings):
+        if c < b and d > a:
+            return (c, d)
+    return None
+
+
+def group_slabs(slabs: list[list[Item]], settings: PdfSettings) -> list[tuple[list[Item], tuple[float, float] | None]]:
+    """Consecutive slabs with the same column structure, merged, each group
+    with its gutter (None for a single column): a slab joins a two-column
+    group when it keeps clear of the gutter, and a single-column group when
+    it has no running-text gutter of its own."""
+    groups: list[tuple[list[Item], tuple[float, float] | None]] = []
+    for slab in slabs:
+        own = prose_gutter(slab, settings, 2)
+        if not groups:
+            groups.append((list(slab), own))
+            continue
+        items, gutter = groups[-1]
+        if gutter is not None:
+            common = _common_gutter(items + slab, gutter, settings)
+            if common is not None:
+                groups[-1] = (items + slab, common)
+                continue
+        if gutter is None:
+            joined = items + slab
+            g = prose_gutter(joined, settings, settings.column_min_lines)
+            if g is not None:
+                groups[-1] = (joined, g)
+                continue
+            if own is None:
+                groups[-1] = (joined, None)
+                continue
+        groups.append((list(slab), own))
+    return groups
+
+
+def order_page(fragments: list[Fragment], blocks: list[BlockCandidate], settings: PdfSettings, body_size: float, graphics=()) -> list[Leaf]:
+    """The page's single-column regions in reading order, borderless tables
+    found in each."""
+    items = [Item(f.bbox, fragment=f) for f in fragments] + [Item(b.bbox, block=b) for b in blocks]
+    if not items:
+        return []
+    return _order(items, settings, body_size, 0, tuple(graphics))
+
+
+def _split(items: list[Item], gutter: tuple[float, float]) -> tuple[list[Item], list[Item]]:
+    a, _ = gutter
+    left = [i for i in items if i.bbox[2] <= a + 0.5]
+    right = [i for i in items if i.bbox[2] > a + 0.5]
+    return left, right
+
+
+def _order(items: list[Item], settings: PdfSettings, body_size: float, depth: int, graphics: tuple = ()) -> list[Leaf]:
+    if depth > 40 or len(items) < 2:
+        return [column_leaf(items, settings, body_size, graphics)]
+    groups = group_slabs(horizontal_slabs(items), settings)
+    if len(groups) == 1:
+        group, gutter = groups[0]
+        if gutter is None:
+            gutter = prose_gutter(items, settings, settings.column_min_lines)
+        if gutter is None:
+            return [column_leaf(items, settings, body_size, graphics)]
+        left, right = _split(items, gutter)
+        return _order(left, settings, body_size, depth + 1, graphics) + _order(right, settings, body_size, depth + 1, graphics)
+    out: list[Leaf] = []
+    for group, gutter in groups:
+        if gutter is not None:
+            left, right = _split(group, gutter)
+            out += _order(left, settings, body_size, depth + 1, graphics) + _order(right, settings, body_size, depth + 1, graphics)
+        else:
+            out += _order(group, settings, body_size, depth + 1, graphics)
+    return out
+
+
+def column_leaf(items: list[Item], settings: PdfSettings, body_size: float, graphics: tuple = ()) -> Leaf:
+    frags = [i.fragment for i in items if i.fragment is not None]
+    tables = find_whitespace_tables(frags, settings, body_size, graphics) if len(frags) >= settings.borderless_min_rows else []
+    if tables:
+        kept = [i for i in items if i.fragment is None or not any(contains_point(t.bbox, *center(i.bbox), pad=1.0) for t in tables)]
+        others = [i.block for i in kept if i.block is not None]
+        rest = [i for i in kept if i.block is None]
+        blocks = join_stacked(others + tables, [i.fragment for i in rest if i.fragment is not None], body_size)
+        items = rest + [Item(b.bbox, block=b) for b in blocks]
+    ordered = order_lines(items)
+    bbox = union(i.bbox for i in ordered) if ordered else (0.0, 0.0, 0.0, 0.0)
+    return Leaf(bbox, tuple(ordered))
+
+
+def order_lines(items: list[Item]) -> list[Item]:
+    """Top to bottom; items sharing a line (half their height overlapping)
+    left to right."""
+    rows: list[list[Item]] = []
+    box: BBox | None = None
+    for it in sorted(items, key=lambda i: (i.bbox[1], i.bbox[0])):
+        b = it.bbox
+        if box is not None and it.block is None and rows[-1][-1].block is None:
+            overlap = min(box[3], b[3]) - max(box[1], b[1])
+            if overlap >= 0.5 * min(box[3] - box[1], b[3] - b[1]):
+                rows[-1].append(it)
+                box = (min(box[0], b[0]), min(box[1], b[1]), max(box[2], b[2]), max(box[3], b[3]))
+                continue
+        rows.append([it])
+        box = b
+    out: list[Item] = []
+    for row in rows:
+        out.extend(sorted(row, key=lambda i: i.bbox[0]))
+    return out
+
+
+# --- paragraphs ---------------------------------------------------------------------
+
+
+def line_gaps(leaves: list[Leaf], body_size: float) -> list[float]:
+    """Whitespace between consecutive lines of the same size in the leaves."""
+    gaps = []
+    for leaf in leaves:
+        prev: Item | None = None
+        for it in leaf.items:
+            if it.fragment is None:
+                prev = None
+                continue
+            if prev is not None and prev.fragment is not None:
+                gap = it.bbox[1] - prev.bbox[3]
+                if 0 <= gap <= 0.8 * body_size and abs(prev.fragment.size - it.fragment.size) < 0.5:
+                    gaps.append(gap)
+            prev = it
+    return gaps
+
+
+def typical_line_gap(gaps: list[float], body_size: float) -> float:
+    """The usual whitespace between two lines of one paragraph: the lower
+    quartile of the document's line gaps (most lines sit inside paragraphs,
+    and paragraph breaks only widen gaps)."""
+    if len(gaps) < 4:
+        return 0.25 * body_size
+    return statistics.quantiles(gaps, n=4)[0]
+
+
+def leaf_paragraphs(page_no: int, leaf: Leaf) -> list[Para | BlockCandidate]:
+    """Given a leaf's items in reading order, return its paragraphs and
+    blocks in order."""
+    out: list[Para | BlockCandidate] = []
+    lines: list[list[Fragment]] = []
+    for it in leaf.items:
+        if it.block is not None:
+            if lines:
+                out.append(_para(page_no, lines))
+            lines = []
+            out.append(it.block)
+            continue
+        f = it.fragment
+        assert f is not None
+        if lines and _same_line(lines[-1][-1], f):
+            lines[-1].append(f)
+        else:
+            lines.append([f])
+    if lines:
+        out.append(_para(page_no, lines))
+    return out
+
+
+def _same_line(a: Fragment, b: Fragment) -> bool:
+    overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
+    return overlap >= 0.5 * min(a.height, b.height) and b.bbox[0] >= a.bbox[2] - 1
+
+
+def _para(page_no: int, lines: list[list[Fragment]]) -> Para:
+    lines = [ln for ln in lines if ln]
+    return Para(page_no, tuple(tuple(ln) for ln in lines), union(f.bbox for ln in lines for f in ln))
+
+
+def split_paragraphs(paras: list[Para | BlockCandidate], leaf: Leaf, settings: PdfSettings, line_gap: float) -> list[Para | BlockCandidate]:
+    """Split each run of lines into paragraphs (see module doc)."""
+    out: list[Para | BlockCandidate] = []
+    frags = [i.fragment for i in leaf.items if i.fragment is not None]
+    if frags:
+        left = _common_left(frags)
+        right = max(f.bbox[2] for f in frags)
+    else:
+        left = right = 0.0
+    for p in paras:
+        if not isinstance(p, Para):
+            out.append(p)
+            continue
+        current: list[tuple[Fragment, ...]] = []
+        prev: tuple[Fragment, ...] | None = None
+        for line in p.lines:
+            if prev is not None and _breaks(prev, line, left, right, settings, line_gap):
+                out.append(Para(p.page_no, tuple(current), union(f.bbox for ln in current for f in ln)))
+                current = []
+            current.append(line)
+            prev = line
+        if current:
+            out.append(Para(p.page_no, tuple(current), union(f.bbox for ln in current for f in ln)))
+    return out
+
+
+def _common_left(frags: list[Fragment]) -> float:
+    lefts = sorted(round(f.bbox[0]) for f in frags)
+    counts: dict[int, int] = {}
+    for x in lefts:
+        counts[x] = counts.get(x, 0) + 1
+    best = max(counts.values())
+    # the leftmost edge that many lines share (not a stray outdented line)
+    for x in lefts:
+        if counts[x] >= max(2, best // 3):
+            return float(x)
+    return float(lefts[0])
+
+
+def _line_box(line: tuple[Fragment, ...]) -> BBox:
+    return union(f.bbox for f in line)
+
+
+def _line_text(line: tuple[Fragment, ...]) -> str:
+    return " ".join(f.text for f in line)
+
+
+def _line_size(line: tuple[Fragment, ...]) -> float:
+    sizes = [w.size for f in line for w in f.words]
+    return statistics.median(sizes) if sizes else 0.0
+
+
+def _line_bold(line: tuple[Fragment, ...]) -> bool:
+    words = [w for f in line for w in f.words]
+    chars = sum(len(w.text) for w in words)
+    return chars > 0 and sum(len(w.text) for w in words if w.bold) >= 0.8 * chars
+
+
+def _breaks(prev, line, left: float, right: float, settings: PdfSettings, line_gap: float) -> bool:
+    pb, lb = _line_box(prev), _line_box(line)
+    size = max(_line_size(prev), _line_size(line), 1.0)
+    ps, ls = _line_size(prev), _line_size(line)
+    if ps and ls and max(ps, ls) / min(ps, ls) > 1.1:
+        return True
+    if _line_bold(prev) != _line_bold(line):
+        return True
+    gap = lb[1] - pb[3]
+    if gap > line_gap + settings.paragraph_gap_em * size:
+        return True
+    text = _line_text(line)
+    if LIST_MARKER.match(text):
+        return True
+    prev_text = _line_text(prev).rstrip()
+    finished = bool(_TERMINAL.search(prev_text))
+    if finished and lb[0] - left >= settings.indent_em * size and lb[0] - pb[0] >= settings.indent_em * size * 0.5:
+        return True
+    # the line was broken although its first word would have fitted after the previous line
+    first_word = line[0].words[0]
+    room = right - pb[2]
+    fits = room > (first_word.bbox[2] - first_word.bbox[0]) + 0.6 * size
+    if fits and (finished or text[:1].isupper() or text[:1].isdigit()):
+        return True
+    return False

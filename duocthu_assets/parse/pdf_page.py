@@ -1,0 +1,305 @@
+"""One PDF page read into typed records: words with their style, text
+fragments, vector rules, and how much of the page images cover.
+
+Coordinates are PDF points, top-left origin, in the page as displayed (a
+rotated page's coordinates are turned with it, so text always runs left to
+right). One MuPDF ``TextPage`` per page serves both the styled lines
+(``extractDICT``) and the word boxes (``extractWORDS``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from .pdf_engine import pymupdf
+from .pdf_geometry import BBox, union
+from .pdf_settings import PdfSettings
+
+TEXT_FLAGS = (
+    pymupdf.TEXT_PRESERVE_WHITESPACE
+    | pymupdf.TEXT_MEDIABOX_CLIP
+    # no TEXT_PRESERVE_LIGATURES: "ﬁ" comes out as "fi"; no TEXT_DEHYPHENATE:
+    # joining "beta-" and "lactam" is a decision we make ourselves.
+)
+_BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demibold", ",b")
+_ITALIC_NAMES = ("italic", "oblique", ",i")
+VECTOR_TEXT_MIN_PATHS = 400  # a page with no text but this many vector paths has its text drawn as outlines
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    bbox: BBox
+    size: float
+    bold: bool
+    italic: bool
+    line_id: int  # the MuPDF line it came from, unique on its page
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A run of words on one baseline with no wide gap inside: a line of a
+    paragraph, a heading, a table cell, one side of a two-column page."""
+
+    words: tuple[Word, ...]
+    bbox: BBox
+    line_id: int
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def size(self) -> float:
+        weights: dict[float, int] = {}
+        for w in self.words:
+            weights[round(w.size, 1)] = weights.get(round(w.size, 1), 0) + len(w.text)
+        return max(weights, key=lambda s: (weights[s], s))
+
+    @property
+    def bold(self) -> bool:
+        chars = sum(len(w.text) for w in self.words)
+        return chars > 0 and sum(len(w.text) for w in self.words if w.bold) >= 0.8 * chars
+
+    @property
+    def height(self) -> float:
+        return self.bbox[3] - self.bbox[1]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A horizontal or vertical line segment drawn on the page (a stroked
+    line, a thin filled rectangle, or one edge of a rectangle)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    horizontal: bool
+
+    @property
+    def length(self) -> float:
+        return (self.x1 - self.x0) if self.horizontal else (self.y1 - self.y0)
+
+    @property
+    def pos(self) -> float:
+        """y of a horizontal rule, x of a vertical one."""
+        return (self.y0 + self.y1) / 2 if self.horizontal else (self.x0 + self.x1) / 2
+
+    @property
+    def bbox(self) -> BBox:
+        return (self.x0, self.y0, self.x1, self.y1)
+
+
+@dataclass(frozen=True, eq=False)
+class PageContent:
+    page_no: int  # 1-based
+    width: float
+    height: float
+    words: tuple[Word, ...]
+    fragments: tuple[Fragment, ...]
+    rules: tuple[Rule, ...]
+    graphics: tuple[BBox, ...]  # paths with curves or slanted lines: plots, drawings (not tables)
+    path_count: int
+    image_cover: float  # fraction of the page covered by images (computed only for near-empty pages)
+    stream_errors: tuple[str, ...] = ()
+
+
+def _style_of(span: dict) -> tuple[float, bool, bool]:
+    font = str(span.get("font", "")).lower()
+    flags = int(span.get("flags", 0))
+    bold = bool(flags & pymupdf.TEXT_FONT_BOLD) or any(n in font for n in _BOLD_NAMES)
+    italic = bool(flags & pymupdf.TEXT_FONT_ITALIC) or any(n in font for n in _ITALIC_NAMES)
+    return float(span.get("size", 0.0)), bold, italic
+
+
+def _transform(bbox, matrix) -> BBox:
+    if matrix is None:
+        return (float(bbox[0]), float(bbox[1]), float(bbox[2]), float(bbox[3]))
+    r = pymupdf.Rect(bbox) * matrix
+    return (r.x0, r.y0, r.x1, r.y1)
+
+
+def read_words(textpage, matrix) -> list[Word]:
+    """Words of a TextPage with the style of the span each one sits in."""
+    page_dict = textpage.extractDICT(sort=False)
+    line_styles: list[list[tuple[float, float, float, bool, bool]]] = []
+    line_index: dict[tuple[int, int], int] = {}
+    block_no = -1
+    for block in page_dict["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        block_no += 1
+        for line_no, line in enumerate(block["lines"]):
+            styles = []
+            for span in line["spans"]:
+                if not span["text"].strip():
+                    continue
+                size, bold, italic = _style_of(span)
+                styles.append((span["bbox"][0], span["bbox"][2], size, bold, italic))
+            line_index[(block_no, line_no)] = len(line_styles)
+            line_styles.append(styles)
+    words: list[Word] = []
+    for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
+        if not text.strip():
+            continue
+        lid = line_index.get((b_no, l_no), -1)
+        styles = line_styles[lid] if lid >= 0 else []
+        size, bold, italic = 0.0, False, False
+        best = -1.0
+        for sx0, sx1, s_size, s_bold, s_italic in styles:
+            overlap = min(x1, sx1) - max(x0, sx0)
+            if overlap > best:
+                best, size, bold, italic = overlap, s_size, s_bold, s_italic
+        if size <= 0:
+            size = max(y1 - y0, 1.0) / 1.2
+        words.append(Word(text=text, bbox=_transform((x0, y0, x1, y1), matrix), size=size, bold=bold, italic=italic, line_id=lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no))
+    return words
+
+
+def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragment]:
+    """Given words in MuPDF line order, return fragments: each MuPDF line split
+    wherever the gap between two words exceeds ``fragment_gap_em``."""
+    by_line: dict[int, list[Word]] = {}
+    for w in words:
+        by_line.setdefault(w.line_id, []).append(w)
+    fragments: list[Fragment] = []
+    for lid, line_words in by_line.items():
+        line_words.sort(key=lambda w: w.bbox[0])
+        run: list[Word] = [line_words[0]]
+        for w in line_words[1:]:
+            prev = run[-1]
+            gap = w.bbox[0] - prev.bbox[2]
+            size = max(prev.size, w.size, 1.0)
+            vertical_jump = abs((w.bbox[1] + w.bbox[3]) - (prev.bbox[1] + prev.bbox[3])) / 2 > 0.8 * size
+            if gap > settings.fragment_gap_em * size or vertical_jump:
+                fragments.append(Fragment(tuple(run), union(x.bbox for x in run), lid))
+                run = [w]
+            else:
+                run.append(w)
+        fragments.append(Fragment(tuple(run), union(x.bbox for x in run), lid))
+    return fragments
+
+
+def read_rules(page, matrix, settings: PdfSettings) -> tuple[list[Rule], list[BBox], int]:
+    """Horizontal and vertical segments of the page's vector graphics, the
+    boxes of paths drawn with curves or slanted lines (plots, figures), and
+    the number of paths. Invisible paths (white fill, zero opacity) and
+    page-sized backgrounds are skipped; a rectangle contributes its four
+    edges."""
+    rules: list[Rule] = []
+    graphics: list[BBox] = []
+    paths = page.get_cdrawings()
+    page_area = page.rect.width * page.rect.height
+    thick = settings.rule_max_thickness
+    for path in paths:
+        kind = path.get("type", "")
+        stroked = "s" in kind and (path.get("stroke_opacity", 1.0) or 0) > 0 and not _is_white(path.get("color"))
+        filled = "f" in kind and (path.get("fill_opacity", 1.0) or 0) > 0 and not _is_white(path.get("fill"))
+        if not (stroked or filled):
+            continue
+        items = path.get("items", ())
+        if any(it[0] == "c" or (it[0] == "l" and abs(it[1][0] - it[2][0]) > 1 and abs(it[1][1] - it[2][1]) > 1) for it in items):
+            graphics.append(_transform(path["rect"], matrix))
+        for item in items:
+            op = item[0]
+            if op == "l":
+                (ax, ay), (bx, by) = item[1], item[2]
+                box = _transform((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)), matrix)
+                _add_segment(rules, box, thick, settings.rule_min_length)
+            elif op in ("re", "qu"):
+                if op == "re":
+                    box = _transform(item[1], matrix)
+                else:
+                    quad = item[1]
+                    xs = [p[0] for p in quad]
+                    ys = [p[1] for p in quad]
+                    box = _transform((min(xs), min(ys), max(xs), max(ys)), matrix)
+                w, h = box[2] - box[0], box[3] - box[1]
+                if w * h > 0.6 * page_area:
+                    continue  # page background or frame
+                if h <= thick or w <= thick:
+                    _add_segment(rules, box, thick, settings.rule_min_length)
+                else:
+                    x0, y0, x1, y1 = box
+                    for edge in ((x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1), (x1, y0, x1, y1)):
+                        _add_segment(rules, edge, thick, settings.rule_min_length)
+    return rules, graphics, len(paths)
+
+
+def _is_white(color) -> bool:
+    return color is not None and len(color) >= 1 and all(c >= 0.97 for c in color)
+
+
+def _add_segment(rules: list[Rule], box: BBox, thick: float, min_length: float) -> None:
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    if h <= thick and w >= min_length and w > h:
+        y = (y0 + y1) / 2
+        rules.append(Rule(x0, y, x1, y, True))
+    elif w <= thick and h >= min_length and h > w:
+        x = (x0 + x1) / 2
+        rules.append(Rule(x, y0, x, y1, False))
+
+
+def image_cover(page) -> float:
+    """Fraction of the page area covered by images (overlaps counted once on
+    a coarse grid)."""
+    rect = page.rect
+    if rect.is_empty:
+        return 0.0
+    boxes = []
+    for info in page.get_image_info():
+        r = pymupdf.Rect(info["bbox"]) & rect
+        if not r.is_empty:
+            boxes.append(r)
+    if not boxes:
+        return 0.0
+    n = 40
+    covered = 0
+    for i in range(n):
+        for j in range(n):
+            px = rect.x0 + (i + 0.5) * rect.width / n
+            py = rect.y0 + (j + 0.5) * rect.height / n
+            if any(b.x0 <= px <= b.x1 and b.y0 <= py <= b.y1 for b in boxes):
+                covered += 1
+    return covered / (n * n)
+
+
+def read_page(page, settings: PdfSettings) -> PageContent:
+    matrix = page.rotation_matrix if page.rotation else None
+    textpage = page.get_textpage(flags=TEXT_FLAGS)
+    words = read_words(textpage, matrix)
+    fragments = words_to_fragments(words, settings)
+    rules, graphics, path_count = read_rules(page, matrix, settings)
+    char_count = sum(len(w.text) for w in words)
+    cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
+    return PageContent(
+        page_no=page.number + 1,
+        width=page.rect.width,
+        height=page.rect.height,
+        words=tuple(words),
+        fragments=tuple(fragments),
+        rules=tuple(rules),
+        graphics=tuple(graphics),
+        path_count=path_count,
+        image_cover=cover,
+    )
+
+
+def body_font_size(pages: list[PageContent]) -> float:
+    """The size most characters of the document are set in."""
+    weights: dict[float, int] = {}
+    for page in pages:
+        for w in page.words:
+            key = round(w.size * 2) / 2
+            weights[key] = weights.get(key, 0) + len(w.text)
+    if not weights:
+        return 10.0
+    return max(weights, key=lambda s: (weights[s], -s))
+
+
+def median(values, default: float) -> float:
+    values = list(values)
+    return statistics.median(values) if values else default

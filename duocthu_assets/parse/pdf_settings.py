@@ -1,0 +1,122 @@
+"""Settings of the PDF parser beyond the project-wide :class:`Settings`.
+
+One frozen dataclass, defaults as named constants, validated once. Lengths
+are PDF points unless the name says ``_em`` (a multiple of the local font
+size) or ``_frac`` (a fraction of a page or region dimension).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+# --- page furniture -------------------------------------------------------
+FURNITURE_BAND_FRAC = 0.15  # running headers/footers live in the top/bottom 15% of the page
+FURNITURE_GAP_EM = 0.6  # ... and stand apart from the body by at least this much whitespace
+FURNITURE_MIN_REPEATS = 2  # a band line recurring on this many pages is a running header/footer
+
+# --- text ------------------------------------------------------------------
+FRAGMENT_GAP_EM = 1.0  # a gap wider than this inside a MuPDF line splits it (columns, cells)
+PARAGRAPH_GAP_EM = 0.35  # extra vertical space, beyond the usual leading, that ends a paragraph
+INDENT_EM = 0.8  # a first-line indent of at least this marks a new paragraph
+HEADING_SIZE_RATIO = 1.15  # text this much larger than the body is a heading candidate
+HEADING_MAX_WORDS = 18
+HEADING_MAX_LINES = 3
+
+# --- columns and reading order --------------------------------------------
+MIN_GUTTER = 7.0  # narrowest whitespace between two text columns
+COLUMN_MIN_LINES = 4  # each side of a column gutter carries at least this many lines...
+COLUMN_MIN_WORDS = 4.0  # ... of at least this many words (median): prose, not table cells
+
+# --- rules (vector lines) ---------------------------------------------------
+RULE_MAX_THICKNESS = 3.0  # a filled rectangle thinner than this is a line
+RULE_MIN_LENGTH = 6.0
+SNAP_TOLERANCE = 2.5  # rules this close are the same rule / touch
+
+# --- tables ----------------------------------------------------------------
+CELL_GAP_EM = 0.9  # whitespace separating two cells of a row
+TABLE_MIN_ROWS = 2  # ruled tables
+BORDERLESS_MIN_ROWS = 3  # tables without vertical structure need more evidence
+PROSE_ROW_MIN_WORDS = 6  # a row of this many words spanning most of the width is prose
+PROSE_ROW_WIDTH_FRAC = 0.6
+MAX_PROSE_ROW_FRAC = 0.25  # a candidate with more prose rows than this is not a table
+CONTINUATION_X_TOLERANCE = 12.0  # parts of a continued table share their left/right edges
+
+# --- formulas ----------------------------------------------------------------
+FRACTION_MAX_GAP_EM = 1.1  # numerator/denominator sit within this distance of the rule
+FRACTION_CENTER_FRAC = 0.15  # ... centred on it within this fraction of its length
+FRACTION_SIDE_GAP = 40.0  # a left/right-hand side within this gap joins the formula
+
+# --- scanned pages -----------------------------------------------------------
+OCR_MIN_CHARS = 40  # fewer body characters than this ...
+OCR_MIN_IMAGE_COVER_FRAC = 0.3  # ... on a page this much covered by images: the page needs OCR
+
+
+@dataclass(frozen=True)
+class PdfSettings:
+    furniture_band_frac: float = FURNITURE_BAND_FRAC
+    furniture_gap_em: float = FURNITURE_GAP_EM
+    furniture_min_repeats: int = FURNITURE_MIN_REPEATS
+    fragment_gap_em: float = FRAGMENT_GAP_EM
+    paragraph_gap_em: float = PARAGRAPH_GAP_EM
+    indent_em: float = INDENT_EM
+    heading_size_ratio: float = HEADING_SIZE_RATIO
+    heading_max_words: int = HEADING_MAX_WORDS
+    heading_max_lines: int = HEADING_MAX_LINES
+    min_gutter: float = MIN_GUTTER
+    column_min_lines: int = COLUMN_MIN_LINES
+    column_min_words: float = COLUMN_MIN_WORDS
+    rule_max_thickness: float = RULE_MAX_THICKNESS
+    rule_min_length: float = RULE_MIN_LENGTH
+    snap_tolerance: float = SNAP_TOLERANCE
+    cell_gap_em: float = CELL_GAP_EM
+    table_min_rows: int = TABLE_MIN_ROWS
+    borderless_min_rows: int = BORDERLESS_MIN_ROWS
+    prose_row_min_words: int = PROSE_ROW_MIN_WORDS
+    prose_row_width_frac: float = PROSE_ROW_WIDTH_FRAC
+    max_prose_row_frac: float = MAX_PROSE_ROW_FRAC
+    continuation_x_tolerance: float = CONTINUATION_X_TOLERANCE
+    fraction_max_gap_em: float = FRACTION_MAX_GAP_EM
+    fraction_center_frac: float = FRACTION_CENTER_FRAC
+    fraction_side_gap: float = FRACTION_SIDE_GAP
+    ocr_min_chars: int = OCR_MIN_CHARS
+    ocr_min_image_cover_frac: float = OCR_MIN_IMAGE_COVER_FRAC
+
+    def __post_init__(self) -> None:
+        for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac"):
+            value = getattr(self, name)
+            if not 0.0 < value < 1.0:
+                raise ValueError(f"{name} {value} must be a fraction in (0, 1)")
+        for name in (
+            "furniture_gap_em", "fragment_gap_em", "paragraph_gap_em", "indent_em", "min_gutter", "column_min_words",
+            "rule_max_thickness", "rule_min_length", "snap_tolerance", "cell_gap_em", "continuation_x_tolerance",
+            "fraction_max_gap_em", "fraction_side_gap",
+        ):
+            value = getattr(self, name)
+            if value <= 0:
+                raise ValueError(f"{name} {value} must be positive")
+        for name in ("furniture_min_repeats", "heading_max_words", "heading_max_lines", "column_min_lines", "prose_row_min_words", "ocr_min_chars"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} {getattr(self, name)} must be at least 1")
+        if self.table_min_rows < 2 or self.borderless_min_rows < self.table_min_rows:
+            raise ValueError(
+                f"table_min_rows {self.table_min_rows} must be >= 2 and borderless_min_rows "
+                f"{self.borderless_min_rows} >= table_min_rows"
+            )
+        if self.heading_size_ratio <= 1.0:
+            raise ValueError(f"heading_size_ratio {self.heading_size_ratio} must exceed 1")
+
+
+def resolve_pdf_settings(value: "PdfSettings | dict[str, Any] | None" = None) -> PdfSettings:
+    if value is None:
+        return PdfSettings()
+    if isinstance(value, PdfSettings):
+        return value
+    if isinstance(value, dict):
+        known = {f.name for f in dataclasses.fields(PdfSettings)}
+        unknown = sorted(set(value) - known)
+        if unknown:
+            raise ValueError(f"unknown PDF settings: {', '.join(unknown)}")
+        return PdfSettings(**value)
+    raise TypeError(f"cannot resolve PDF settings from {type(value).__name__}")
