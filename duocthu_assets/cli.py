@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_search_parser(sub)
+
+    from .cli_eval import add_eval_parser
+
+    add_eval_parser(sub)
     return parser
 
 

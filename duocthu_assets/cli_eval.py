@@ -1,0 +1,150 @@
+"""``duocthu eval COLLECTION [--compare KEY=VALUE ...] [--warehouse DIR] [--json]``.
+
+Registered by ``duocthu_assets/cli.py`` like ``search``::
+
+    from .cli_eval import add_eval_parser
+    add_eval_parser(subparsers)          # sets func=run_eval
+
+COLLECTION is a folder holding ``*.boundaries.json`` (and ``*.queries.json``)
+gold files beside their documents (``data/inbox/formulary``), or naming
+documents of the shared corpus (``eval/gold``: read from ``$DUOCTHU_CORPUS``
+or ``../shared/corpus``; absent documents are skipped and named).
+
+Exit codes: 0 report written; 1 no document could be scored; 2 bad arguments
+or gold files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_WAREHOUSE = "data/warehouse"
+WAREHOUSE_ENV = "DUOCTHU_WAREHOUSE"
+
+
+def _ks(value: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(sorted({int(v) for v in value.split(",") if v.strip()}))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a comma-separated list of whole numbers") from None
+    if not ks or ks[0] < 1:
+        raise argparse.ArgumentTypeError("every k must be at least 1")
+    return ks
+
+
+def _tolerance(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return n
+
+
+def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
+    from .evaluation.scoring import DEFAULT_TOLERANCE
+
+    parser = subparsers.add_parser(
+        "eval",
+        help="score parsing, chunking and retrieval against hand-written gold",
+        description=(
+            "Ingest the documents of COLLECTION that have gold (*.boundaries.json, *.queries.json) into a "
+            "warehouse of their own under <warehouse>/eval/<collection>/, and score boundary precision/recall/F1, "
+            "section bleed, recall@k and MRR, time and tokens embedded per document. With --compare, build the "
+            "collection a second time with the given settings and test the difference with McNemar's test. "
+            "Writes report.md, report.png and report.json to <warehouse>/eval/<collection>/."
+        ),
+    )
+    parser.add_argument("collection", metavar="COLLECTION", help="folder with the gold files (e.g. data/inbox/formulary, eval/gold)")
+    parser.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for the second configuration (repeatable), e.g. chunk_size=250",
+    )
+    parser.add_argument("--warehouse", default=None, metavar="DIR", help=f"where the report goes (default: ${WAREHOUSE_ENV} or {DEFAULT_WAREHOUSE})")
+    parser.add_argument("--corpus", default=None, metavar="DIR", help="where corpus documents are (default: $DUOCTHU_CORPUS or ../shared/corpus)")
+    parser.add_argument("--name", default=None, help="collection name in the report path (default: the folder's name)")
+    parser.add_argument("--ks", type=_ks, default=(1, 3, 5, 10), metavar="K,K,...", help="cut-offs for recall@k (default 1,3,5,10)")
+    parser.add_argument(
+        "--tolerance",
+        type=_tolerance,
+        default=DEFAULT_TOLERANCE,
+        metavar="N",
+        help=f"normalized characters a predicted section start may be off by (default {DEFAULT_TOLERANCE})",
+    )
+    parser.add_argument("--reuse", action="store_true", help="keep earlier eval warehouses (unchanged documents are not rebuilt)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON (schema duocthu.eval/1)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(func=run_eval)
+    return parser
+
+
+def run_eval(args: argparse.Namespace, *, embedder: Any = None) -> int:
+    from .evaluation.gold import GoldError
+    from .evaluation.report import compare, report_json, write_report
+    from .evaluation.runner import Config, run_collection
+
+    warehouse = args.warehouse or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE
+    out = None if args.quiet else sys.stderr
+    corpus = [Path(args.corpus)] if args.corpus else None
+    try:
+        configs = [Config("baseline")]
+        if args.compare:
+            configs.append(Config.from_overrides(args.compare))
+        runs = []
+        for config in configs:
+            runs.append(
+                run_collection(
+                    args.collection, warehouse, config, name=args.name, corpus_dirs=corpus, ks=args.ks,
+                    tolerance=args.tolerance, reuse=args.reuse, embedder=embedder, out=out,
+                )
+            )
+    except (GoldError, ValueError, FileNotFoundError) as exc:
+        print(f"duocthu eval: {exc}", file=sys.stderr)
+        return 2
+    comparison = compare(runs[0], runs[1]) if len(runs) == 2 else None
+    report = report_json(runs, args.collection, comparison)
+    folder = Path(runs[0].warehouse).parents[2]  # <warehouse>/eval/<collection>
+    paths = write_report(report, folder)
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
+    else:
+        sys.stdout.write(_summary(report, paths))
+    return 0 if any(r.scored() for r in runs) else 1
+
+
+def _summary(report: dict[str, Any], paths: dict[str, Path]) -> str:
+    ks = report["ks"]
+    lines = []
+    for run in report["runs"]:
+        lines.append(f"[{run['config']}]")
+        lines.append(f"{'document':<44} {'status':<8} {'bndF1':>6} {'bleed':>6} " + " ".join(f"{'R@' + str(k):>6}" for k in ks) + f" {'MRR':>6} {'sec':>6} {'tokens':>7}")
+        for d in run["documents"] + [{"document": "all (pooled)", "status": "", **run["total"]}]:
+            b, bl, r = d.get("boundary") or {}, d.get("bleed") or {}, d.get("retrieval") or {}
+
+            def f(v: Any) -> str:
+                return "–" if v is None else f"{v:.3f}"
+
+            rec = r.get("recall_at") or {}
+            lines.append(
+                f"{d['document'][:44]:<44} {d.get('status', ''):<8} {f(b.get('f1')):>6} {f(bl.get('share')):>6} "
+                + " ".join(f"{f(rec.get(str(k))):>6}" for k in ks)
+                + f" {f(r.get('mrr')):>6} {('–' if d.get('seconds') is None else format(d['seconds'], '.1f')):>6} {d.get('tokens_embedded', 0):>7}"
+            )
+        lines.append("")
+    if report.get("comparison"):
+        c = report["comparison"]
+        lines.append(f"McNemar, {c['a']} (A) vs {c['b']} (B):")
+        for k, m in c["mcnemar"].items():
+            lines.append(f"  @{k}: A {m['a_correct']}/{m['n']}, B {m['b_correct']}/{m['n']}, b={m['b']} c={m['c']} {m['method']} p={m['p_value']:.4f}")
+        lines.append("")
+    lines.append(f"report: {paths['md']} (+ {paths['png'].name}, {paths['json'].name})")
+    return "\n".join(lines) + "\n"
