@@ -321,7 +321,7 @@ class Writer:
                 part_shape,
                 bbox,
                 cells,
-                contains if part == 0 else chunk[0][0] + " " + chunk[0][1],
+                contains if part == 0 else chunk[0][0],
                 continues=previous_id,
                 entry=entry,
                 section=section,

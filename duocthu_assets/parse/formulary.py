@@ -36,6 +36,9 @@ STANDARD_SECTIONS: tuple[str, ...] = (
 
 SECTION_KEYS: dict[str, str] = {title: ascii_slug(title) for title in STANDARD_SECTIONS}
 
+# printed as a label opening the line ("Mã ATC: J01CR01."), never on a line of their own
+INLINE_SECTIONS: frozenset[str] = frozenset({"Tên chung quốc tế", "Mã ATC", "Loại thuốc"})
+
 _NUMBERING = re.compile(r"^\s*(\d{1,2}(\.\d{1,2})*\.?|[ivx]{1,4}\.)\s+", re.IGNORECASE)
 _TRAILING = re.compile(r"[\s:.\-–—]+$")
 _SPACES = re.compile(r"\s+")

@@ -142,7 +142,9 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     for leaf in leaves:
         for item in leaf.items:
             if item.block is not None:
-                block_fragments[id(item.block)] = tuple(fragments_in(item.block.bbox, body))
+                # furniture inside a table (a repeated header row taken for a
+                # running header) still belongs to the block's text
+                block_fragments[id(item.block)] = tuple(fragments_in(item.block.bbox, list(content.fragments)))
     return PageLayout(
         page_no=content.page_no,
         printed_page=furniture.printed_page,

@@ -10,14 +10,16 @@ from __future__ import annotations
 from .errors import ParseFailed
 from .pdf_engine import open_pdf, pymupdf
 from .pdf_geometry import BBox
+from .pdf_page import TEXT_FLAGS, reading_matrix, unrotated_size
 
 MIN_CROP_DPI = 150
 
 
 def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt: float) -> tuple[bytes, int, int]:
     """PNG bytes, width and height in pixels of ``bbox`` (top-left origin, PDF
-    points, as the page is displayed) on 1-based ``page_no``, grown by
-    ``margin_pt`` on every side and clipped to the page, at ``dpi``."""
+    points, in the page's reading orientation as the parser reports it) on
+    1-based ``page_no``, grown by ``margin_pt`` on every side and clipped to
+    the page, at ``dpi``. The crop is shown the way the text reads."""
     if dpi < MIN_CROP_DPI:
         raise ValueError(f"crop dpi {dpi} is below the {MIN_CROP_DPI} dpi a reader needs")
     if margin_pt < 0:
@@ -30,11 +32,29 @@ def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt
         x0, y0, x1, y1 = (float(v) for v in bbox)
         if not (x1 > x0 and y1 > y0):
             raise ValueError(f"empty bbox {tuple(bbox)}")
-        shown = pymupdf.Rect(x0 - margin_pt, y0 - margin_pt, x1 + margin_pt, y1 + margin_pt) & page.rect
+        wanted = pymupdf.Rect(x0 - margin_pt, y0 - margin_pt, x1 + margin_pt, y1 + margin_pt)
+        width, height = unrotated_size(page)
+        turn = reading_matrix(page.get_textpage(flags=TEXT_FLAGS).extractDICT(), width, height)
+        # reading orientation → unrotated page → page as displayed (get_pixmap clips there)
+        unrotated = wanted * ~turn if turn is not None else wanted
+        shown = (unrotated * page.rotation_matrix if page.rotation else unrotated) & page.rect
         if shown.is_empty:
             raise ValueError(f"bbox {tuple(bbox)} lies outside page {page_no}")
-        # bbox and clip are both in the page as displayed (rotation applied)
-        pix = page.get_pixmap(dpi=dpi, clip=shown, alpha=False, annots=True)
+        # turn the picture as the text reads: the reading turn, less the page's own /Rotate
+        degrees = _degrees(turn) - page.rotation
+        matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(degrees % 360)
+        pix = page.get_pixmap(matrix=matrix, clip=shown, alpha=False, annots=True)
         return pix.tobytes("png"), pix.width, pix.height
     finally:
         doc.close()
+
+
+def _degrees(turn) -> int:
+    """Clockwise degrees of a reading turn (0, 90, 180, 270)."""
+    if turn is None:
+        return 0
+    if turn.b == -1:
+        return 270
+    if turn.b == 1:
+        return 90
+    return 180

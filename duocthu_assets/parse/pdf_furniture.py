@@ -26,12 +26,13 @@ _STANDALONE_PATTERNS = [
     re.compile(r"^(?:page|trang|tr\.|p\.|pg\.?)\s*(?P<n>\d{1,4})(?:\s*(?:/|of|trên|sur)\s*\d{1,4})?$", re.IGNORECASE),
     re.compile(r"^(?P<n>\d{1,4})\s*(?:/|of|trên)\s*\d{1,4}$", re.IGNORECASE),
 ]
-_ROMAN = re.compile(rf"^[{_DASHES}(\[]?\s*(?P<r>[ivxlcdm]{{1,7}})\s*[{_DASHES})\]]?$", re.IGNORECASE)
-_ROMAN_VALID = re.compile(r"^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
+_ROMAN = re.compile(rf"^[{_DASHES}(\[]?\s*(?P<r>[ivxlc]{{1,7}})\s*[{_DASHES})\]]?$", re.IGNORECASE)  # front matter: no d, m
+_ROMAN_VALID = re.compile(r"^(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$|^c{1,3}(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
 _DIGITS = re.compile(r"\d+")
 LONE_NUMBER_GAP_EM = 0.2  # a lone page number at the very edge of the page needs only this much whitespace
-MAX_FURNITURE_FRAGMENTS = 3  # a running header has a left, a centre and a right part at most; more is a table row
+MAX_FURNITURE_FRAGMENTS = 3
+MAX_FURNITURE_ROWS = 2  # a header or footer is one or two lines; a separated group of more is body text  # a running header has a left, a centre and a right part at most; more is a table row
 _SPACES = re.compile(r"\s+")
 
 
@@ -54,6 +55,7 @@ class PageFurniture:
 class BandRow:
     indices: tuple[int, ...]
     top: bool  # in the top band (else the bottom band)
+    outermost: bool  # the first row of the page (top band) or the last (bottom band)
 
 
 def parse_page_number(text: str) -> PageNumber | None:
@@ -134,6 +136,12 @@ def _rule_between(rules: tuple[Rule, ...], y_a: float, y_b: float, x0: float, x1
     return False
 
 
+def _crossed_by_vertical_rule(box, rules: tuple[Rule, ...]) -> bool:
+    return any(
+        not r.horizontal and r.y0 <= box[1] + 1 and r.y1 >= box[3] - 1 and box[0] - 6 <= r.pos <= box[2] + 6 for r in rules
+    )
+
+
 def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: bool) -> list[BandRow]:
     """Walk rows from the page edge inwards; group rows closer than the
     separation gap; keep the groups that lie in the band and are separated
@@ -144,8 +152,10 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
     for k, row in enumerate(rows):
         if not in_band(row) or len(row) > MAX_FURNITURE_FRAGMENTS:
             break
-        group.append(row)
         box = _row_box(row, frags)
+        if _crossed_by_vertical_rule(box, rules):
+            break  # a row of a ruled table, not a header or footer
+        group.append(row)
         height = box[3] - box[1]
         if k + 1 >= len(rows):
             break  # the page is all band: nothing to stand apart from
@@ -154,7 +164,9 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         ruled = _rule_between(rules, box[3] if top else box[1], nxt[1] if top else nxt[3], min(box[0], nxt[0]), max(box[2], nxt[2]))
         lone_number = k == 0 and len(row) == 1 and parse_page_number(frags[row[0]].text) is not None
         if gap >= settings.furniture_gap_em * max(height, 1.0) or ruled or (lone_number and gap >= LONE_NUMBER_GAP_EM * height):
-            out += [BandRow(tuple(r), top) for r in group]
+            if len(group) <= MAX_FURNITURE_ROWS:
+                first = k + 1 - len(group)
+                out += [BandRow(tuple(r), top, first + j == 0) for j, r in enumerate(group)]
             group = []
     return out
 
@@ -162,57 +174,59 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
 def detect_furniture(pages: list[PageContent], settings: PdfSettings) -> list[PageFurniture]:
     """Per page: which fragments are furniture, and the printed page number."""
     rows_by_page = [band_rows(p, settings) for p in pages]
-    # how many pages each band text recurs on
-    seen: dict[str, set[int]] = {}
+    seen = _recurrence(pages, rows_by_page)
+    min_repeats = settings.furniture_min_repeats
+
+    def recurring(page: PageContent, row: BandRow) -> bool:
+        return any(len(seen.get((row.top, furniture_key(page.fragments[i].text)), ())) >= min_repeats for i in row.indices)
+
+    standalone: list[PageNumber | None] = []
+    embedded: list[tuple[PageNumber, BandRow] | None] = []
+    for page, rows in zip(pages, rows_by_page):
+        chosen: PageNumber | None = None
+        for row in rows:
+            for i in row.indices:
+                n = parse_page_number(page.fragments[i].text)
+                if n is not None and (chosen is None or (chosen.value is None and n.value is not None)):
+                    chosen = n
+        standalone.append(chosen)
+        candidate = None
+        if chosen is None:
+            # "Running title ... 9": a number opening or closing the outermost row
+            for row in rows:
+                if not row.outermost:
+                    continue
+                for i in row.indices:
+                    n = embedded_page_number(page.fragments[i].text)
+                    if n is not None:
+                        candidate = (n, row)
+                        break
+                if candidate:
+                    break
+        embedded.append(candidate)
+    values = _resolve_numbers(pages, standalone, [e[0] if e else None for e in embedded])
+    out = []
+    for page, rows, emb, (value, label) in zip(pages, rows_by_page, embedded, values):
+        furniture: set[int] = set()
+        for row in rows:
+            if any(parse_page_number(page.fragments[i].text) for i in row.indices) or recurring(page, row):
+                furniture.update(row.indices)
+        if emb is not None and value is not None and value == emb[0].value:
+            furniture.update(emb[1].indices)
+        out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
+    return out
+
+
+def _recurrence(pages: list[PageContent], rows_by_page: list[list[BandRow]]) -> dict[tuple[bool, str], set[int]]:
+    """On which pages each band text (digits aside) appears, per band."""
+    seen: dict[tuple[bool, str], set[int]] = {}
     for page, rows in zip(pages, rows_by_page):
         for row in rows:
             for i in row.indices:
                 key = furniture_key(page.fragments[i].text)
                 if len(key) >= 3:
-                    seen.setdefault(key, set()).add(page.page_no)
-    min_repeats = settings.furniture_min_repeats
-    standalone: list[PageNumber | None] = []
-    embedded: list[PageNumber | None] = []
-    furniture_sets: list[set[int]] = []
-    for page, rows in zip(pages, rows_by_page):
-        chosen: PageNumber | None = None
-        fallback: PageNumber | None = None
-        furniture: set[int] = set()
-        for row in rows:
-            numbers = [parse_page_number(page.fragments[i].text) for i in row.indices]
-            recurring = any(len(seen.get(furniture_key(page.fragments[i].text), ())) >= min_repeats for i in row.indices)
-            has_number = any(n is not None for n in numbers)
-            if has_number or recurring:
-                furniture.update(row.indices)
-            for n in numbers:
-                if n is not None and (chosen is None or (chosen.value is None and n.value is not None)):
-                    chosen = n
-            if not has_number and fallback is None and (recurring or row.top):
-                for i in row.indices:
-                    candidate = embedded_page_number(page.fragments[i].text)
-                    if candidate is not None:
-                        fallback = candidate
-                        break
-            if fallback is not None and not (has_number or recurring) and row.top:
-                # a top row like "Running title ... 9" on a one-off page
-                furniture.update(row.indices)
-        standalone.append(chosen)
-        embedded.append(fallback)
-        furniture_sets.append(furniture)
-    values = _resolve_numbers(pages, standalone, embedded)
-    # embedded numbers that did not survive do not make their row furniture
-    out = []
-    for k, (page, rows, furniture, emb, (value, label)) in enumerate(zip(pages, rows_by_page, furniture_sets, embedded, values)):
-        if emb is not None and standalone[k] is None and value != emb.value:
-            keep = set()
-            for row in rows:
-                if any(parse_page_number(page.fragments[i].text) for i in row.indices):
-                    keep.update(row.indices)
-                elif any(len(seen.get(furniture_key(page.fragments[i].text), ())) >= min_repeats for i in row.indices):
-                    keep.update(row.indices)
-            furniture = keep
-        out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
-    return out
+                    seen.setdefault((row.top, key), set()).add(page.page_no)
+    return seen
 
 
 def _resolve_numbers(pages, standalone, embedded) -> list[tuple[int | None, str]]:

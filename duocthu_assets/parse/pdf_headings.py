@@ -146,7 +146,7 @@ def classify_formulary(paras: list[Para], body_size: float, settings: PdfSetting
             drafts.append(Draft(SegmentKind.HEADING, formulary.match_section_heading(text) or text, 2, p.page_no, p.bbox))
         else:
             inline = formulary.split_inline_section(text)
-            if inline is not None and _label_bold(p, inline[0]):
+            if inline is not None and (inline[0] in formulary.INLINE_SECTIONS or _label_bold(p, inline[0])):
                 title, rest = inline
                 drafts.append(Draft(SegmentKind.HEADING, title, 2, p.page_no, p.bbox))
                 drafts.append(Draft(SegmentKind.PARAGRAPH, rest, 0, p.page_no, p.bbox))

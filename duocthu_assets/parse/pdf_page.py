@@ -1,14 +1,19 @@
 """One PDF page read into typed records: words with their style, text
 fragments, vector rules, and how much of the page images cover.
 
-Coordinates are PDF points, top-left origin, in the page as displayed (a
-rotated page's coordinates are turned with it, so text always runs left to
-right). One MuPDF ``TextPage`` per page serves both the styled lines
+Coordinates are PDF points, top-left origin, in the page turned so that its
+text reads left to right ("reading orientation"): for an ordinary page that
+is the page as displayed; a landscape table set sideways on a portrait page,
+or a page whose /Rotate turns its text, is turned by the quarter turns that
+make most of its text horizontal (:func:`reading_matrix`).
+:func:`duocthu_assets.parse.pdf_crops.render_block_crop` undoes the turn.
+One MuPDF ``TextPage`` per page serves both the styled lines
 (``extractDICT``) and the word boxes (``extractWORDS``).
 """
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from dataclasses import dataclass
 
@@ -45,26 +50,33 @@ class Fragment:
     words: tuple[Word, ...]
     bbox: BBox
     line_id: int
-
-    @property
-    def text(self) -> str:
-        return " ".join(w.text for w in self.words)
-
-    @property
-    def size(self) -> float:
-        weights: dict[float, int] = {}
-        for w in self.words:
-            weights[round(w.size, 1)] = weights.get(round(w.size, 1), 0) + len(w.text)
-        return max(weights, key=lambda s: (weights[s], s))
-
-    @property
-    def bold(self) -> bool:
-        chars = sum(len(w.text) for w in self.words)
-        return chars > 0 and sum(len(w.text) for w in self.words if w.bold) >= 0.8 * chars
+    text: str = ""
+    size: float = 0.0  # the size most of its characters are set in
+    bold: bool = False  # at least 80% of its characters bold
 
     @property
     def height(self) -> float:
         return self.bbox[3] - self.bbox[1]
+
+
+def make_fragment(words: list[Word] | tuple[Word, ...], line_id: int) -> Fragment:
+    weights: dict[float, int] = {}
+    chars = bold = 0
+    for w in words:
+        n = len(w.text)
+        key = round(w.size, 1)
+        weights[key] = weights.get(key, 0) + n
+        chars += n
+        bold += n if w.bold else 0
+    size = max(weights, key=lambda s: (weights[s], s)) if weights else 0.0
+    return Fragment(
+        words=tuple(words),
+        bbox=union(w.bbox for w in words),
+        line_id=line_id,
+        text=" ".join(w.text for w in words),
+        size=size,
+        bold=chars > 0 and bold >= 0.8 * chars,
+    )
 
 
 @dataclass(frozen=True)
@@ -121,40 +133,78 @@ def _transform(bbox, matrix) -> BBox:
     return (r.x0, r.y0, r.x1, r.y1)
 
 
-def read_words(textpage, matrix) -> list[Word]:
+def unrotated_size(page) -> tuple[float, float]:
+    r = page.rect * page.derotation_matrix if page.rotation else page.rect
+    return abs(r.width), abs(r.height)
+
+
+def reading_matrix(page_dict: dict, width: float, height: float):
+    """The quarter turn (and shift) taking the unrotated page, where MuPDF
+    reports text, to reading orientation: the direction most characters run
+    in becomes left to right. None when the text already runs that way."""
+    weight = {(1, 0): 0, (0, 1): 0, (0, -1): 0, (-1, 0): 0}
+    for block in page_dict["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        for line in block["lines"]:
+            dx, dy = line.get("dir", (1, 0))
+            key = (1, 0) if abs(dx) >= abs(dy) and dx > 0 else (-1, 0) if abs(dx) >= abs(dy) else (0, 1) if dy > 0 else (0, -1)
+            weight[key] += sum(len(sp["text"]) for sp in line["spans"])
+    direction = max(weight, key=lambda k: (weight[k], k == (1, 0)))
+    if direction == (1, 0) or weight[direction] <= weight[(1, 0)]:
+        return None
+    if direction == (0, 1):  # text runs down the page: turn a quarter clockwise back
+        return pymupdf.Matrix(0, -1, 1, 0, 0, width)
+    if direction == (0, -1):  # text runs up the page
+        return pymupdf.Matrix(0, 1, -1, 0, height, 0)
+    return pymupdf.Matrix(-1, 0, 0, -1, width, height)
+
+
+def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
     """Words of a TextPage with the style of the span each one sits in."""
-    page_dict = textpage.extractDICT(sort=False)
-    line_styles: list[list[tuple[float, float, float, bool, bool]]] = []
+    line_spans: list[tuple[list[float], list[tuple[float, bool, bool]]]] = []
     line_index: dict[tuple[int, int], int] = {}
+    style_cache: dict[tuple[str, int, float], tuple[float, bool, bool]] = {}
     block_no = -1
     for block in page_dict["blocks"]:
         if block.get("type", 0) != 0:
             continue
         block_no += 1
         for line_no, line in enumerate(block["lines"]):
-            styles = []
-            for span in line["spans"]:
-                if not span["text"].strip():
-                    continue
-                size, bold, italic = _style_of(span)
-                styles.append((span["bbox"][0], span["bbox"][2], size, bold, italic))
-            line_index[(block_no, line_no)] = len(line_styles)
-            line_styles.append(styles)
+            starts: list[float] = []
+            styles: list[tuple[float, bool, bool]] = []
+            for span in sorted((sp for sp in line["spans"] if sp["text"].strip()), key=lambda sp: sp["bbox"][0]):
+                key = (span.get("font", ""), span.get("flags", 0), span.get("size", 0.0))
+                style = style_cache.get(key)
+                if style is None:
+                    style = style_cache[key] = _style_of(span)
+                starts.append(span["bbox"][0])
+                styles.append(style)
+            line_index[(block_no, line_no)] = len(line_spans)
+            line_spans.append((starts, styles))
     words: list[Word] = []
     for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
         if not text.strip():
             continue
         lid = line_index.get((b_no, l_no), -1)
-        styles = line_styles[lid] if lid >= 0 else []
-        size, bold, italic = 0.0, False, False
-        best = -1.0
-        for sx0, sx1, s_size, s_bold, s_italic in styles:
-            overlap = min(x1, sx1) - max(x0, sx0)
-            if overlap > best:
-                best, size, bold, italic = overlap, s_size, s_bold, s_italic
+        if lid >= 0 and line_spans[lid][1]:
+            starts, styles = line_spans[lid]
+            k = max(0, bisect.bisect_right(starts, (x0 + x1) / 2) - 1)
+            size, bold, italic = styles[k]
+        else:
+            size, bold, italic = 0.0, False, False
         if size <= 0:
             size = max(y1 - y0, 1.0) / 1.2
-        words.append(Word(text=text, bbox=_transform((x0, y0, x1, y1), matrix), size=size, bold=bold, italic=italic, line_id=lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no))
+        words.append(
+            Word(
+                text=text,
+                bbox=_transform((x0, y0, x1, y1), matrix),
+                size=size,
+                bold=bold,
+                italic=italic,
+                line_id=lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no,
+            )
+        )
     return words
 
 
@@ -174,11 +224,11 @@ def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragmen
             size = max(prev.size, w.size, 1.0)
             vertical_jump = abs((w.bbox[1] + w.bbox[3]) - (prev.bbox[1] + prev.bbox[3])) / 2 > 0.8 * size
             if gap > settings.fragment_gap_em * size or vertical_jump:
-                fragments.append(Fragment(tuple(run), union(x.bbox for x in run), lid))
+                fragments.append(make_fragment(run, lid))
                 run = [w]
             else:
                 run.append(w)
-        fragments.append(Fragment(tuple(run), union(x.bbox for x in run), lid))
+        fragments.append(make_fragment(run, lid))
     return fragments
 
 
@@ -268,17 +318,21 @@ def image_cover(page) -> float:
 
 
 def read_page(page, settings: PdfSettings) -> PageContent:
-    matrix = page.rotation_matrix if page.rotation else None
     textpage = page.get_textpage(flags=TEXT_FLAGS)
-    words = read_words(textpage, matrix)
+    page_dict = textpage.extractDICT(sort=False)
+    width, height = unrotated_size(page)
+    matrix = reading_matrix(page_dict, width, height)
+    if matrix is not None and abs(matrix.b) == 1:
+        width, height = height, width
+    words = read_words(textpage, page_dict, matrix)
     fragments = words_to_fragments(words, settings)
     rules, graphics, path_count = read_rules(page, matrix, settings)
     char_count = sum(len(w.text) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
     return PageContent(
         page_no=page.number + 1,
-        width=page.rect.width,
-        height=page.rect.height,
+        width=width,
+        height=height,
         words=tuple(words),
         fragments=tuple(fragments),
         rules=tuple(rules),

@@ -13,7 +13,7 @@ from typing import Any
 
 # --- page furniture -------------------------------------------------------
 FURNITURE_BAND_FRAC = 0.15  # running headers/footers live in the top/bottom 15% of the page
-FURNITURE_GAP_EM = 0.6  # ... and stand apart from the body by at least this much whitespace
+FURNITURE_GAP_EM = 1.0  # ... and stand apart from the body by a line of whitespace (or a loose rule)
 FURNITURE_MIN_REPEATS = 2  # a band line recurring on this many pages is a running header/footer
 
 # --- text ------------------------------------------------------------------
