@@ -194,3 +194,30 @@ def test_find_anchor_word_boundaries_context_and_offsets():
     with pytest.raises(ValueError):
         find_anchor(norm, " .. ")
     assert find_passage(norm, "chung quốc tế: gentamicin") is not None
+
+
+# -- relevance -------------------------------------------------------------------------------
+
+
+def test_relevance_lies_in_holds_or_contains():
+    from duocthu_assets.evaluation.gold import GoldQuery
+    from duocthu_assets.evaluation.scoring import LocatedGold, relevant_chunks
+
+    raw = "a " * 50 + "the answer is here " + "b " * 200
+    norm = NormalizedText.of(raw)
+    sections = [Section("s1", "", 0, 100), Section("s2", "", 100, len(norm))]
+    located = LocatedGold(sections, [100], [], 0, len(norm))
+    chunks = [
+        ChunkExtent("mostly-s1", ((0, 90), (150, 170))),  # 90 of 110 in s1
+        ChunkExtent("half-half", ((60, 160),)),  # 40 of 100 in s1, but not all of s1
+        ChunkExtent("holds-s1", ((0, 400),)),  # lumps s1 into a long chunk: holds all of s1
+        ChunkExtent("in-s2", ((200, 300),)),
+        ChunkExtent("descriptor-in-s1", (), point=10),
+    ]
+    q = GoldQuery("q", "?", ("s1",))
+    assert relevant_chunks(q, located, norm, chunks) == {"mostly-s1", "holds-s1", "descriptor-in-s1"}
+    passage = GoldQuery("p", "?", (), passage="The answer is HERE.")
+    start = norm.text.index("the answer")
+    chunks.append(ChunkExtent("has-passage", ((start - 5, start + 30),)))
+    chunks.append(ChunkExtent("text-only", (), text="so the answer is here"))
+    assert relevant_chunks(passage, located, norm, chunks) == {"half-half", "holds-s1", "has-passage", "text-only"}

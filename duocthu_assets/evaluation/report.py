@@ -276,30 +276,37 @@ def render_markdown(report: dict[str, Any], png_name: str = "report.png") -> str
 
 
 def render_png(report: dict[str, Any], path: Path) -> None:
+    """Per-document bars (one row per configuration) and pooled recall@k curves."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.gridspec import GridSpec
 
     ks = report["ks"]
     runs = report["runs"]
-    first = runs[0]
-    docs = [d for d in first["documents"] if d.get("boundary") is not None]
     metrics = [("boundary F1", lambda d: d["boundary"]["f1"]), ("bleed", lambda d: d["bleed"]["share"]),
                (f"R@{ks[0]}", lambda d: (d["retrieval"] or {}).get("recall_at", {}).get(str(ks[0]))),
                (f"R@{ks[-1]}", lambda d: (d["retrieval"] or {}).get("recall_at", {}).get(str(ks[-1]))),
                ("MRR", lambda d: (d["retrieval"] or {}).get("mrr"))]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [2.2, 1]})
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig = plt.figure(figsize=(13, 1.0 + 3.6 * len(runs)))
+    grid = GridSpec(len(runs), 2, figure=fig, width_ratios=[2.2, 1])
     width = 0.8 / len(metrics)
-    for i, (label, get) in enumerate(metrics):
-        values = [get(d) or 0.0 for d in docs]
-        xs = [j + (i - (len(metrics) - 1) / 2) * width for j in range(len(docs))]
-        ax1.bar(xs, values, width, label=label)
-    ax1.set_xticks(range(len(docs)))
-    ax1.set_xticklabels([d["document"][:28] for d in docs], rotation=15, ha="right", fontsize=8)
-    ax1.set_ylim(0, 1.05)
-    ax1.set_title(f"per document — {first['config']}")
-    ax1.legend(fontsize=8, ncol=len(metrics), loc="upper center", bbox_to_anchor=(0.5, -0.22))
+    for row, run in enumerate(runs):
+        ax = fig.add_subplot(grid[row, 0])
+        docs = [d for d in run["documents"] if d.get("boundary") is not None]
+        for i, (label, get) in enumerate(metrics):
+            values = [get(d) or 0.0 for d in docs]
+            xs = [j + (i - (len(metrics) - 1) / 2) * width for j in range(len(docs))]
+            ax.bar(xs, values, width, label=label, color=colors[i % len(colors)])
+        ax.set_xticks(range(len(docs)))
+        ax.set_xticklabels([d["document"][:30] for d in docs], fontsize=8)
+        ax.set_ylim(0, 1.05)
+        ax.set_title(f"per document — {run['config']}", fontsize=10)
+        if row == 0:
+            ax.legend(fontsize=8, ncol=len(metrics), loc="lower center", bbox_to_anchor=(0.5, 1.08))
+    ax2 = fig.add_subplot(grid[:, 1])
     for run in runs:
         rec = run["total"]["retrieval"]["recall_at"]
         ys = [rec.get(str(k)) or 0.0 for k in ks]
@@ -308,11 +315,11 @@ def render_png(report: dict[str, Any], path: Path) -> None:
     ax2.set_ylim(0, 1.05)
     ax2.set_xlabel("k")
     ax2.set_ylabel("recall@k (all queries)")
-    title = "recall@k"
+    title = "recall@k, pooled"
     comparison = report.get("comparison")
     if comparison:
         k0 = str(ks[0])
-        title += f" — McNemar@{k0} p={comparison['mcnemar'][k0]['p_value']:.3f}"
+        title += f"\nMcNemar@{k0}: p = {comparison['mcnemar'][k0]['p_value']:.3f}"
     ax2.set_title(title, fontsize=10)
     ax2.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
