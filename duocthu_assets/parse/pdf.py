@@ -19,6 +19,7 @@ are refused with :class:`DocumentRejected`; unreadable ones fail with
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ from ..model import BlockKind, BlockShape, LiftedBlock, ParsedDocument, Segment,
 from ..settings import Settings
 from ..textnorm import normalize_block
 from .errors import ParseFailed
-from .pdf_blocks import BlockCandidate, find_rule_blocks, fragments_in, text_rows
+from .pdf_blocks import BlockCandidate, bar_fragments, find_rule_blocks, fragments_in, text_rows
 from .pdf_engine import open_pdf, take_stream_errors
 from .pdf_furniture import PageFurniture, detect_furniture
 from .pdf_geometry import BBox, center, contains_point
@@ -48,10 +49,16 @@ class PageLayout:
     leaves: tuple[Leaf, ...]
     block_fragments: dict[int, tuple[Fragment, ...]]  # id(candidate) → the fragments it lifts
     needs_ocr: bool
+    rule_scan: bool = False  # the rule-based finders ran (the page draws lines)
+    rule_seconds: float = 0.0
 
 
-def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None) -> ParsedDocument:
+def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None, stats: dict | None = None) -> ParsedDocument:
+    """``stats``, when given, receives what ran where and how long (for the
+    bench): pages scanned by the rule-based finders, column regions scanned
+    for borderless tables, seconds per stage."""
     ps = resolve_pdf_settings(pdf_settings)
+    clock = time.perf_counter()
     doc = open_pdf(data)
     try:
         pages: list[PageContent] = []
@@ -73,12 +80,27 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         doc.close()
     if damaged:
         raise ParseFailed("damaged PDF, text may be missing — " + "; ".join(damaged[:5]) + " — repair or re-export the file")
+    read_seconds = time.perf_counter() - clock
     body_size = body_font_size(pages)
-    furniture = detect_furniture(pages, ps)
+    furniture = detect_furniture(pages, ps, body_size)
+    clock = time.perf_counter()
     layouts = [layout_page(p, f, ps, body_size) for p, f in zip(pages, furniture)]
+    layout_seconds = time.perf_counter() - clock
     line_gap = typical_line_gap([g for lay in layouts for g in line_gaps(list(lay.leaves), body_size)], body_size)
     layouts = [with_paragraphs(lay, ps, line_gap) for lay in layouts]
     segments, blocks = assemble(layouts, settings, ps, body_size)
+    if stats is not None:
+        leaves = [leaf for lay in layouts for leaf in lay.leaves]
+        stats.update(
+            pages=len(layouts),
+            pages_rule_finders=sum(lay.rule_scan for lay in layouts),
+            pages_with_blocks=len({b.page_no for b in blocks}),
+            column_regions=len(leaves),
+            column_regions_borderless_finder=sum(leaf.scanned for leaf in leaves),
+            seconds_read=read_seconds,
+            seconds_rule_finders=sum(lay.rule_seconds for lay in layouts),
+            seconds_layout_and_borderless=layout_seconds - sum(lay.rule_seconds for lay in layouts),
+        )
     return ParsedDocument(
         segments=segments,
         blocks=blocks,
@@ -134,7 +156,12 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     are made later, once the document's line spacing is known)."""
     furniture_frags = [f for i, f in enumerate(content.fragments) if i in furniture.furniture]
     body = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture]
-    rule_blocks = find_rule_blocks(usable_rules(content, body, furniture_frags), body, settings, body_size, content.graphics) if content.rules else None
+    started = time.perf_counter()
+    rules = usable_rules(content, body, furniture_frags)
+    # gate: the rule-based finders only run on a page that draws lines (or types a fraction bar)
+    may_hold = bool(body) and (bool(rules) or bool(bar_fragments(body)))
+    rule_blocks = find_rule_blocks(rules, body, settings, body_size, content.graphics) if may_hold else None
+    rule_seconds = time.perf_counter() - started
     lifted = list(rule_blocks.blocks) if rule_blocks else []
     remaining = [f for f in body if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted)]
     leaves = order_page(remaining, lifted, settings, body_size, content.graphics)
@@ -152,6 +179,8 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
         leaves=tuple(leaves),
         block_fragments=block_fragments,
         needs_ocr=needs_ocr(content, body, settings),
+        rule_scan=rule_blocks is not None,
+        rule_seconds=rule_seconds,
     )
 
 

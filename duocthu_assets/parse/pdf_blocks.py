@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..model import BlockKind, BlockShape
 from .pdf_geometry import BBox, center, contains_point, union
-from .pdf_page import Fragment, Rule
+from .pdf_page import Fragment, Rule, make_fragment
 from .pdf_settings import PdfSettings
 
 _BAR_TEXT = re.compile(r"^[\u2500\u2501\u2014\u2013_\-=]{3,}$")
@@ -448,10 +448,31 @@ def _is_numeric(f: Fragment) -> bool:
     return bool(_NUMERIC.match(f.text)) and any(ch.isdigit() for ch in f.text)
 
 
+_NUMBER_TOKEN = re.compile(r"^[<>≤≥±~=]?[\d][\d.,/:]*%?$")
+NUMERIC_SPLIT_EM = 0.4  # numbers closer than a fragment gap still sit in separate cells
+
+
+def split_numeric_cells(fragments: list[Fragment]) -> list[Fragment]:
+    """Split fragments between two numbers set apart by more than a word
+    space: tight numeric columns ("12,5   13,7   14,2") are cells, not prose."""
+    out: list[Fragment] = []
+    for f in fragments:
+        words = f.words
+        start = 0
+        for k in range(1, len(words)):
+            a, b = words[k - 1], words[k]
+            gap = b.bbox[0] - a.bbox[2]
+            if gap >= NUMERIC_SPLIT_EM * max(a.size, b.size, 1.0) and _NUMBER_TOKEN.match(a.text) and _NUMBER_TOKEN.match(b.text):
+                out.append(make_fragment(words[start:k], f.line_id))
+                start = k
+        out.append(f if start == 0 else make_fragment(words[start:], f.line_id))
+    return out
+
+
 def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, body_size: float, graphics=()) -> list[BlockCandidate]:
     """Borderless tables in one column region: runs of rows of several cells
     whose gaps line up, with the header rows just above them."""
-    rows = text_rows(fragments)
+    rows = text_rows(split_numeric_cells(fragments))
     multi = [len(r) >= 2 for r in rows]
     if sum(multi) < settings.borderless_min_rows:
         return []
@@ -474,7 +495,7 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
                 break
             if multi[j]:
                 last_multi = j
-            elif j - last_multi > 1:
+            elif j - last_multi > MAX_CONTINUATION_ROWS or is_prose_row(rows[j], row_box(rows[start])[0], row_box(rows[last_multi])[2], settings):
                 break
             end = j
             j += 1
@@ -488,6 +509,9 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
         else:
             k = start + 1
     return out
+
+
+MAX_CONTINUATION_ROWS = 2  # lines of a wrapped cell between two rows of cells
 
 
 def _whitespace_candidate(rows, start: int, end: int, settings: PdfSettings, body_size: float) -> BlockCandidate | None:
@@ -597,9 +621,16 @@ def _stacked(fragments, bx0, by, bx1, settings: PdfSettings, above: bool) -> lis
     return [f for f in out if min(f.bbox[3], nearest.bbox[3]) - max(f.bbox[1], nearest.bbox[1]) > 0.3 * nearest.height]
 
 
+SIDE_MAX_WORDS = 5  # "Clcr (ml/phút) =", "x 0,85": a side is a few words, not a line of the next column
+
+
 def _axis_sides(fragments, bx0, by, bx1, size, settings: PdfSettings) -> list[Fragment]:
-    """Fragments on the bar's axis chained to its left and right."""
-    on_axis = [f for f in fragments if f.bbox[1] - 0.8 * size <= by <= f.bbox[3] + 0.8 * size and abs(center(f.bbox)[1] - by) <= 0.9 * size]
+    """Short fragments on the bar's axis chained to its left and right."""
+    on_axis = [
+        f
+        for f in fragments
+        if abs(center(f.bbox)[1] - by) <= 0.9 * size and f.height <= 2.2 * size and len(f.words) <= SIDE_MAX_WORDS
+    ]
     picked: list[Fragment] = []
     left, right = bx0, bx1
     changed = True
@@ -651,7 +682,9 @@ class RuleBlocks:
 def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: PdfSettings, body_size: float, graphics=()) -> RuleBlocks:
     """Grid tables, rule-bounded tables and stacked fractions of one page."""
     if not rules:
-        return RuleBlocks((), (), (), (), ())
+        # fractions typed with a bar of ─── or ___ need no drawing
+        typed = find_fractions([], fragments, settings) if bar_fragments(fragments) else []
+        return RuleBlocks((), (), (), (), tuple(typed))
     tol = settings.snap_tolerance
     horizontal, vertical = merge_rules(rules, tol)
     grids, loose = rules_to_grids(horizontal, vertical, tol)

@@ -31,8 +31,9 @@ _ROMAN_VALID = re.compile(r"^(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$|^c{1,3}(xc|xl|l?x
 _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
 _DIGITS = re.compile(r"\d+")
 LONE_NUMBER_GAP_EM = 0.2  # a lone page number at the very edge of the page needs only this much whitespace
-MAX_FURNITURE_FRAGMENTS = 3
-MAX_FURNITURE_ROWS = 2  # a header or footer is one or two lines; a separated group of more is body text  # a running header has a left, a centre and a right part at most; more is a table row
+MAX_FURNITURE_FRAGMENTS = 3  # a running header has a left, a centre and a right part at most; more is a table row
+MAX_FURNITURE_ROWS = 2  # a header or footer is one or two lines; a separated group of more is body text
+SMALL_HEAD_RATIO = 0.95  # a ruled-off band row set smaller than this times the body size is a running head
 _SPACES = re.compile(r"\s+")
 
 
@@ -56,6 +57,7 @@ class BandRow:
     indices: tuple[int, ...]
     top: bool  # in the top band (else the bottom band)
     outermost: bool  # the first row of the page (top band) or the last (bottom band)
+    ruled: bool = False  # a loose rule separates it from the body
 
 
 def parse_page_number(text: str) -> PageNumber | None:
@@ -158,7 +160,11 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         group.append(row)
         height = box[3] - box[1]
         if k + 1 >= len(rows):
-            break  # the page is all band: nothing to stand apart from
+            # the page is all band: nothing to stand apart from, except a lone
+            # page number stamped on an otherwise empty (scanned) page
+            if len(rows) == 1 and len(row) == 1 and parse_page_number(frags[row[0]].text) is not None:
+                out.append(BandRow(tuple(row), top, True))
+            break
         nxt = _row_box(rows[k + 1], frags)
         gap = (nxt[1] - box[3]) if top else (box[1] - nxt[3])
         ruled = _rule_between(rules, box[3] if top else box[1], nxt[1] if top else nxt[3], min(box[0], nxt[0]), max(box[2], nxt[2]))
@@ -166,13 +172,18 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         if gap >= settings.furniture_gap_em * max(height, 1.0) or ruled or (lone_number and gap >= LONE_NUMBER_GAP_EM * height):
             if len(group) <= MAX_FURNITURE_ROWS:
                 first = k + 1 - len(group)
-                out += [BandRow(tuple(r), top, first + j == 0) for j, r in enumerate(group)]
+                out += [BandRow(tuple(r), top, first + j == 0, ruled) for j, r in enumerate(group)]
             group = []
     return out
 
 
-def detect_furniture(pages: list[PageContent], settings: PdfSettings) -> list[PageFurniture]:
-    """Per page: which fragments are furniture, and the printed page number."""
+def detect_furniture(pages: list[PageContent], settings: PdfSettings, body_size: float = 0.0) -> list[PageFurniture]:
+    """Per page: which fragments are furniture, and the printed page number.
+
+    A band row is furniture when it carries the page number, recurs on other
+    pages, or heads the page set smaller than the body and ruled off from it
+    (a running head naming the monograph on that page only; a footnote ruled
+    off at the foot of the page is content)."""
     rows_by_page = [band_rows(p, settings) for p in pages]
     seen = _recurrence(pages, rows_by_page)
     min_repeats = settings.furniture_min_repeats
@@ -209,7 +220,8 @@ def detect_furniture(pages: list[PageContent], settings: PdfSettings) -> list[Pa
     for page, rows, emb, (value, label) in zip(pages, rows_by_page, embedded, values):
         furniture: set[int] = set()
         for row in rows:
-            if any(parse_page_number(page.fragments[i].text) for i in row.indices) or recurring(page, row):
+            small_ruled = row.top and row.ruled and body_size > 0 and all(page.fragments[i].size < SMALL_HEAD_RATIO * body_size for i in row.indices)
+            if small_ruled or any(parse_page_number(page.fragments[i].text) for i in row.indices) or recurring(page, row):
                 furniture.update(row.indices)
         if emb is not None and value is not None and value == emb[0].value:
             furniture.update(emb[1].indices)

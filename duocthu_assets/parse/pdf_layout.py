@@ -42,6 +42,7 @@ class Leaf:
 
     bbox: BBox
     items: tuple[Item, ...]
+    scanned: bool = False  # the borderless-table finder ran here (its rows could hold a table)
 
 
 @dataclass(frozen=True)
@@ -241,9 +242,21 @@ def _order(items: list[Item], settings: PdfSettings, body_size: float, depth: in
     return out
 
 
+def may_hold_borderless_table(frags: list[Fragment], settings: PdfSettings) -> bool:
+    """Cheap gate: enough rows of two or more fragments side by side."""
+    if len(frags) < settings.borderless_min_rows:
+        return False
+    lines: dict[int, int] = {}
+    for f in frags:
+        key = round((f.bbox[1] + f.bbox[3]) / 4)  # 2-point buckets of the vertical centre
+        lines[key] = lines.get(key, 0) + 1
+    return sum(1 for n in lines.values() if n >= 2) >= settings.borderless_min_rows
+
+
 def column_leaf(items: list[Item], settings: PdfSettings, body_size: float, graphics: tuple = ()) -> Leaf:
     frags = [i.fragment for i in items if i.fragment is not None]
-    tables = find_whitespace_tables(frags, settings, body_size, graphics) if len(frags) >= settings.borderless_min_rows else []
+    scanned = may_hold_borderless_table(frags, settings)
+    tables = find_whitespace_tables(frags, settings, body_size, graphics) if scanned else []
     if tables:
         kept = [i for i in items if i.fragment is None or not any(contains_point(t.bbox, *center(i.bbox), pad=1.0) for t in tables)]
         others = [i.block for i in kept if i.block is not None]
@@ -252,7 +265,7 @@ def column_leaf(items: list[Item], settings: PdfSettings, body_size: float, grap
         items = rest + [Item(b.bbox, block=b) for b in blocks]
     ordered = order_lines(items)
     bbox = union(i.bbox for i in ordered) if ordered else (0.0, 0.0, 0.0, 0.0)
-    return Leaf(bbox, tuple(ordered))
+    return Leaf(bbox, tuple(ordered), scanned)
 
 
 def order_lines(items: list[Item]) -> list[Item]:
