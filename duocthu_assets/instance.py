@@ -14,6 +14,13 @@ telemetry:
   enabled: false
 nux:
   enabled: false
+# Runs launched from the UI, by the inbox sensor or by the nightly schedule
+# wait in a queue that the daemon (`make ui` = `dagster dev`) drains, at most
+# this many at a time; inside a run, the multiprocess executor runs at most
+# DUOCTHU_MAX_CONCURRENT steps at once. Sized for two cores.
+run_queue:
+  max_concurrent_runs: 2
+  dequeue_interval_seconds: 2
 """
 
 

@@ -62,11 +62,38 @@ def parse_documents(context: dg.AssetExecutionContext, raw_documents: dict[str, 
         pages += summary["page_count"]
         progress.report("parse", i, len(keys), pages=pages, detail=f"{doc_id}: {summary['status']}")
     seconds = {k: round(o.seconds, 3) for k, o in outcomes.items()}
+    ocr = _pages_needing_ocr(outputs["parsed_documents"])
     yield dg.Output(outputs["segments"], output_name="segments", metadata={"documents_ok": counts["ok"]})
-    yield dg.Output(outputs["lifted_blocks"], output_name="lifted_blocks")
+    yield dg.Output(
+        outputs["lifted_blocks"],
+        output_name="lifted_blocks",
+        metadata={"blocks_by_shape": dg.MetadataValue.json(_blocks_by_shape(outputs["lifted_blocks"]))},
+    )
     yield dg.Output(
         outputs["parsed_documents"],
         output_name="parsed_documents",
         metadata={**{f"documents_{k}": v for k, v in counts.items()}, "pages": pages,
+                  "pages_needing_ocr": dg.MetadataValue.json(ocr),
+                  "pages_needing_ocr_count": sum(len(p) for p in ocr.values()),
                   "parse_seconds": dg.MetadataValue.json(seconds)},
     )
+
+
+def _blocks_by_shape(tables: dict[str, pa.Table]) -> dict[str, int]:
+    """Lifted blocks counted per shape (simple_table, formula_2d, ...) over every
+    document of the step, for the reviewer reading a materialization in the UI."""
+    counts: dict[str, int] = {}
+    for table in tables.values():
+        for shape in table.column("shape").to_pylist():
+            counts[shape] = counts.get(shape, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _pages_needing_ocr(tables: dict[str, pa.Table]) -> dict[str, list[int]]:
+    """{doc_id: pages without a text layer}, only for documents that have some."""
+    found = {}
+    for doc_id, table in tables.items():
+        pages = [p for row in table.column("pages_needing_ocr").to_pylist() for p in (row or [])]
+        if pages:
+            found[doc_id] = pages
+    return found
