@@ -241,18 +241,24 @@ def tabular_evidence(
     settings: PdfSettings,
     min_rows: int,
     body_size: float,
+    closed_grid: bool = False,
 ) -> Evidence | None:
     """Whether the text inside ``bbox`` is laid out as a table: at least two
     columns (between the interior vertical rules ``v_cuts``, or whitespace
     stripes) and ``min_rows`` rows (between the interior horizontal rules
-    ``h_cuts``, or text rows), with few prose rows and short cells."""
+    ``h_cuts``, or text rows), with few prose rows and short cells. In a
+    ``closed_grid`` (rules on every side and inside both ways) the ruled
+    cells are evidence enough, whatever text they hold."""
     inside = fragments_in(bbox, fragments)
     if len(inside) < 2:
         return None
     rows = text_rows(inside)
     x0, x1 = bbox[0], bbox[2]
+    # cells ruled in both directions are a table whatever they hold (a form,
+    # a table of long texts); otherwise running text disqualifies
+    ruled_cells = closed_grid and bool(v_cuts) and bool(h_cuts)
     prose = sum(1 for r in rows if is_prose_row(r, x0, x1, settings))
-    if prose > settings.max_prose_row_frac * len(rows):
+    if not ruled_cells and prose > settings.max_prose_row_frac * len(rows):
         return None
     if v_cuts:
         cols = {_band(center(f.bbox)[0], v_cuts) for f in inside}
@@ -266,11 +272,13 @@ def tabular_evidence(
             n_cols = len({_band(center(f.bbox)[0], cuts) for f in inside})
     if h_cuts:
         n_rows = len({_band(center(f.bbox)[1], h_cuts) for f in inside})
+        if ruled_cells:
+            n_rows = max(n_rows, len(h_cuts) + 1)  # a form's empty ruled rows are rows too
     else:
         n_rows = len(rows)
     if n_cols < 2 or n_rows < min_rows:
         return None
-    if _prose_column(inside, v_cuts or [(a + b) / 2 for a, b in seps], settings):
+    if not ruled_cells and _prose_column(inside, v_cuts or [(a + b) / 2 for a, b in seps], settings):
         return None
     merged = False
     if seps:
@@ -385,7 +393,8 @@ def find_grid_tables(grids: list[Grid], fragments: list[Fragment], settings: Pdf
         ys = _positions(grid.horizontal, tol)
         v_cuts = [x for x in xs if x0 + tol < x < x1 - tol]
         h_cuts = [y for y in ys if bbox[1] + tol < y < bbox[3] - tol]
-        evidence = tabular_evidence(fragments, bbox, v_cuts, h_cuts, settings, settings.table_min_rows, body_size)
+        closed = len(xs) >= 2 and len(ys) >= 2  # not two crossing axes of a plot
+        evidence = tabular_evidence(fragments, bbox, v_cuts, h_cuts, settings, settings.table_min_rows, body_size, closed)
         if evidence is None:
             continue
         merged = grid_merged_header(grid, tol) or evidence.merged_header

@@ -31,6 +31,7 @@ _DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
 _LETTER = re.compile(r"^[a-zđ][.)]\s+\S", re.IGNORECASE)
 _ROMAN = re.compile(r"^[IVXLC]{1,6}\.\s+\S")
 _LEGAL = re.compile(r"^(phần|chương|mục|tiểu mục|điều|part|chapter|section|article)\s+([\dIVXLC]+|thứ\s+\S+)\b", re.IGNORECASE)
+_LEGAL_LABEL = re.compile(r"^(phần|chương|mục|part|chapter)\s+([\dIVXLC]+|thứ\s+\S+)\.?$", re.IGNORECASE)
 _LEGAL_ORDER = {"phần": 1, "part": 1, "chương": 2, "chapter": 2, "mục": 3, "section": 3, "tiểu mục": 4, "điều": 5, "article": 5}
 _SENTENCE_END = re.compile(r"[,;]$")
 _TERMINAL = re.compile(r"[.:;!?]$")
@@ -92,7 +93,8 @@ def is_generic_heading(p: Para, body_size: float, settings: PdfSettings) -> bool
 
 
 def classify_generic(paras: list[Para], body_size: float, settings: PdfSettings) -> list[list[Draft]]:
-    """Drafts per paragraph (one each) with heading levels from typography."""
+    """Drafts per paragraph (at most one each; a legal label's title line is
+    joined to the label) with heading levels from typography."""
     heads = [is_generic_heading(p, body_size, settings) for p in paras]
     styles = sorted({_style_key(p) for p, h in zip(paras, heads) if h}, key=lambda k: (-k[0], not k[1]))
     rank = {k: i for i, k in enumerate(styles)}
@@ -103,8 +105,15 @@ def classify_generic(paras: list[Para], body_size: float, settings: PdfSettings)
             if n:
                 depths.setdefault(_style_key(p), set()).add(n)
     out: list[list[Draft]] = []
-    for p, h in zip(paras, heads):
+    for k, (p, h) in enumerate(zip(paras, heads)):
         text = p.text
+        if h and k > 0 and heads[k - 1] and _LEGAL_LABEL.match(paras[k - 1].text.strip()) and not numbering_depth(text) and out[-1]:
+            # "Chương I" / "NHỮNG QUY ĐỊNH CHUNG": the label's title, one heading
+            label = out[-1][0]
+            bbox = (min(label.bbox[0], p.bbox[0]), min(label.bbox[1], p.bbox[1]), max(label.bbox[2], p.bbox[2]), max(label.bbox[3], p.bbox[3]))
+            out[-1] = [Draft(SegmentKind.HEADING, f"{label.text} {text}", label.level, label.page_no, bbox)]
+            out.append([])
+            continue
         if h:
             key = _style_key(p)
             level = rank[key] + 1
