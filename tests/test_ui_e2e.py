@@ -114,6 +114,7 @@ def served(tmp_path_factory):
     finally:
         server.stop()
         timings["stop_s"] = round(server.stop_seconds, 1)
+        timings["sigkill_needed"] = server.killed
         timings["total_s"] = round(time.monotonic() - began, 1)
         print(f"\nUI e2e timings {timings}; server log {server.log_path}")
     assert not server.group_alive(), f"processes left in the server's group: {server.group_alive()}"
