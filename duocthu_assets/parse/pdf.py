@@ -27,7 +27,7 @@ from ..model import BlockKind, BlockShape, LiftedBlock, ParsedDocument, Segment,
 from ..settings import Settings
 from ..textnorm import normalize_block
 from .errors import ParseFailed
-from .pdf_blocks import BlockCandidate, bar_fragments, find_rule_blocks, fragments_in, text_rows
+from .pdf_blocks import BlockCandidate, Drawings, bar_fragments, find_rule_blocks, fragments_in, text_rows
 from .pdf_engine import open_pdf, take_stream_errors
 from .pdf_furniture import PageFurniture, detect_furniture
 from .pdf_geometry import BBox, center, contains_point
@@ -164,7 +164,8 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     rule_seconds = time.perf_counter() - started
     lifted = list(rule_blocks.blocks) if rule_blocks else []
     remaining = [f for f in body if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted)]
-    leaves = order_page(remaining, lifted, settings, body_size, content.graphics)
+    drawings = Drawings(content.graphics, rule_blocks.horizontal if rule_blocks else ())
+    leaves = order_page(remaining, lifted, settings, body_size, drawings)
     block_fragments: dict[int, tuple[Fragment, ...]] = {}
     for leaf in leaves:
         for item in leaf.items:

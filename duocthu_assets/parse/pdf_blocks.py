@@ -54,6 +54,14 @@ class Grid:
 
 
 @dataclass(frozen=True)
+class Drawings:
+    """What of a page's vector graphics the text-only finders need."""
+
+    graphics: tuple[BBox, ...] = ()  # paths with curves or slanted lines
+    horizontal: tuple[Rule, ...] = ()  # merged horizontal rules
+
+
+@dataclass(frozen=True)
 class Evidence:
     rows: int
     cols: int
@@ -453,8 +461,13 @@ def _is_caption(row: list[Fragment]) -> bool:
     return bool(_CAPTION.match(row[0].text.strip()))
 
 
+_EQUATION_NUMBER = re.compile(r"^\(\d{1,3}[a-z]?\)$")
+
+
 def _is_numeric(f: Fragment) -> bool:
-    return bool(_NUMERIC.match(f.text)) and any(ch.isdigit() for ch in f.text)
+    """A number cell (not an equation number "(3)" at the margin)."""
+    text = f.text.strip()
+    return bool(_NUMERIC.match(text)) and any(ch.isdigit() for ch in text) and not _EQUATION_NUMBER.match(text)
 
 
 _NUMBER_TOKEN = re.compile(r"^[<>≤≥±~=]?[\d][\d.,/:]*%?$")
@@ -478,7 +491,7 @@ def split_numeric_cells(fragments: list[Fragment]) -> list[Fragment]:
     return out
 
 
-def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, body_size: float, graphics=()) -> list[BlockCandidate]:
+def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, body_size: float, drawings: Drawings = Drawings()) -> list[BlockCandidate]:
     """Borderless tables in one column region: runs of rows of several cells
     whose gaps line up, with the header rows just above them."""
     rows = text_rows(split_numeric_cells(fragments))
@@ -509,8 +522,8 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
             end = j
             j += 1
         end = last_multi
-        candidate = _whitespace_candidate(rows, start, end, settings, body_size)
-        if candidate is not None and is_figure(candidate.bbox, graphics):
+        candidate = _whitespace_candidate(rows, start, end, settings, body_size, drawings.horizontal)
+        if candidate is not None and is_figure(candidate.bbox, drawings.graphics):
             candidate = None
         if candidate is not None:
             out.append(candidate)
@@ -523,7 +536,7 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
 MAX_CONTINUATION_ROWS = 2  # lines of a wrapped cell between two rows of cells
 
 
-def _whitespace_candidate(rows, start: int, end: int, settings: PdfSettings, body_size: float) -> BlockCandidate | None:
+def _whitespace_candidate(rows, start: int, end: int, settings: PdfSettings, body_size: float, horizontal=()) -> BlockCandidate | None:
     body = rows[start : end + 1]
     multi_rows = [r for r in body if len(r) >= 2]
     if len(multi_rows) < settings.borderless_min_rows:
@@ -565,9 +578,20 @@ def _whitespace_candidate(rows, start: int, end: int, settings: PdfSettings, bod
     evidence = tabular_evidence(selected, bbox, [], [], settings, settings.borderless_min_rows, body_size)
     if evidence is None:
         return None
-    merged = _header_crosses(rows[first : end + 1], seps)
+    merged = _header_crosses(rows[first : end + 1], seps) or _partial_header_rule(bbox, horizontal)
     shape = BlockShape.MULTI_LEVEL_OR_MERGED_HEADER if merged else BlockShape.SIMPLE_TABLE
     return BlockCandidate(BlockKind.TABLE, shape, bbox, "whitespace")
+
+
+def _partial_header_rule(bbox: BBox, horizontal) -> bool:
+    """A rule under a spanning header cell: inside the upper part of the
+    table and shorter than its width."""
+    x0, y0, x1, y1 = bbox
+    width = x1 - x0
+    return any(
+        x0 - 10 <= r.x0 and r.x1 <= x1 + 10 and (r.x1 - r.x0) < 0.9 * width and y0 < r.pos < y0 + 0.5 * (y1 - y0)
+        for r in horizontal
+    )
 
 
 # --- 2D formulas ---------------------------------------------------------------------
@@ -595,6 +619,8 @@ def find_fractions(bars: list[Rule], fragments: list[Fragment], settings: PdfSet
         den = _stacked(others, bx0, by, bx1, settings, above=False)
         if not num or not den:
             continue
+        if _spread(num) or _spread(den):
+            continue  # column headings under a spanning header, not a numerator/denominator
         nb, db = union(f.bbox for f in num), union(f.bbox for f in den)
         nw, dw = nb[2] - nb[0], db[2] - db[0]
         if min(nw, dw) > 0.92 * length:
@@ -609,6 +635,16 @@ def find_fractions(bars: list[Rule], fragments: list[Fragment], settings: PdfSet
         found.append(union(parts))
     merged = _merge_overlapping(found)
     return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "fraction") for b in merged]
+
+
+def _spread(frags: list[Fragment]) -> bool:
+    """Several fragments set apart along a line (cells), not one expression."""
+    if len(frags) >= 3:
+        return True
+    if len(frags) == 2:
+        a, b = sorted(frags, key=lambda f: f.bbox[0])
+        return b.bbox[0] - a.bbox[2] > 1.5 * max(a.size, b.size, 1.0)
+    return False
 
 
 def _stacked(fragments, bx0, by, bx1, settings: PdfSettings, above: bool) -> list[Fragment]:

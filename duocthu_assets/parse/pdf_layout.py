@@ -20,7 +20,8 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from .pdf_blocks import BlockCandidate, find_whitespace_tables, join_stacked
+from ..model import BlockKind
+from .pdf_blocks import BlockCandidate, Drawings, find_whitespace_tables, join_stacked
 from .pdf_geometry import BBox, center, contains_point, free_intervals, union
 from .pdf_page import Fragment
 from .pdf_settings import PdfSettings
@@ -204,13 +205,13 @@ def group_slabs(slabs: list[list[Item]], settings: PdfSettings) -> list[tuple[li
     return groups
 
 
-def order_page(fragments: list[Fragment], blocks: list[BlockCandidate], settings: PdfSettings, body_size: float, graphics=()) -> list[Leaf]:
+def order_page(fragments: list[Fragment], blocks: list[BlockCandidate], settings: PdfSettings, body_size: float, drawings: Drawings = Drawings()) -> list[Leaf]:
     """The page's single-column regions in reading order, borderless tables
     found in each."""
     items = [Item(f.bbox, fragment=f) for f in fragments] + [Item(b.bbox, block=b) for b in blocks]
     if not items:
         return []
-    return _order(items, settings, body_size, 0, tuple(graphics))
+    return _order(items, settings, body_size, 0, drawings)
 
 
 def _split(items: list[Item], gutter: tuple[float, float]) -> tuple[list[Item], list[Item]]:
@@ -220,25 +221,25 @@ def _split(items: list[Item], gutter: tuple[float, float]) -> tuple[list[Item], 
     return left, right
 
 
-def _order(items: list[Item], settings: PdfSettings, body_size: float, depth: int, graphics: tuple = ()) -> list[Leaf]:
+def _order(items: list[Item], settings: PdfSettings, body_size: float, depth: int, drawings: Drawings) -> list[Leaf]:
     if depth > 40 or len(items) < 2:
-        return [column_leaf(items, settings, body_size, graphics)]
+        return [column_leaf(items, settings, body_size, drawings)]
     groups = group_slabs(horizontal_slabs(items), settings)
     if len(groups) == 1:
         group, gutter = groups[0]
         if gutter is None:
             gutter = prose_gutter(items, settings, settings.column_min_lines)
         if gutter is None:
-            return [column_leaf(items, settings, body_size, graphics)]
+            return [column_leaf(items, settings, body_size, drawings)]
         left, right = _split(items, gutter)
-        return _order(left, settings, body_size, depth + 1, graphics) + _order(right, settings, body_size, depth + 1, graphics)
+        return _order(left, settings, body_size, depth + 1, drawings) + _order(right, settings, body_size, depth + 1, drawings)
     out: list[Leaf] = []
     for group, gutter in groups:
         if gutter is not None:
             left, right = _split(group, gutter)
-            out += _order(left, settings, body_size, depth + 1, graphics) + _order(right, settings, body_size, depth + 1, graphics)
+            out += _order(left, settings, body_size, depth + 1, drawings) + _order(right, settings, body_size, depth + 1, drawings)
         else:
-            out += _order(group, settings, body_size, depth + 1, graphics)
+            out += _order(group, settings, body_size, depth + 1, drawings)
     return out
 
 
@@ -253,12 +254,17 @@ def may_hold_borderless_table(frags: list[Fragment], settings: PdfSettings) -> b
     return sum(1 for n in lines.values() if n >= 2) >= settings.borderless_min_rows
 
 
-def column_leaf(items: list[Item], settings: PdfSettings, body_size: float, graphics: tuple = ()) -> Leaf:
+def column_leaf(items: list[Item], settings: PdfSettings, body_size: float, drawings: Drawings = Drawings()) -> Leaf:
     frags = [i.fragment for i in items if i.fragment is not None]
     scanned = may_hold_borderless_table(frags, settings)
-    tables = find_whitespace_tables(frags, settings, body_size, graphics) if scanned else []
+    tables = find_whitespace_tables(frags, settings, body_size, drawings) if scanned else []
     if tables:
-        kept = [i for i in items if i.fragment is None or not any(contains_point(t.bbox, *center(i.bbox), pad=1.0) for t in tables)]
+        tables = _absorb_formulas(tables, [i.block for i in items if i.block is not None])
+        kept = [
+            i
+            for i in items
+            if not any(contains_point(t.bbox, *center(i.bbox), pad=1.0) for t in tables)
+        ]
         others = [i.block for i in kept if i.block is not None]
         rest = [i for i in kept if i.block is None]
         blocks = join_stacked(others + tables, [i.fragment for i in rest if i.fragment is not None], body_size)
@@ -266,6 +272,19 @@ def column_leaf(items: list[Item], settings: PdfSettings, body_size: float, grap
     ordered = order_lines(items)
     bbox = union(i.bbox for i in ordered) if ordered else (0.0, 0.0, 0.0, 0.0)
     return Leaf(bbox, tuple(ordered), scanned)
+
+
+def _absorb_formulas(tables: list[BlockCandidate], blocks: list[BlockCandidate]) -> list[BlockCandidate]:
+    """A "fraction" found inside a borderless table (a header over a rule
+    over column headings) is part of the table."""
+    out = []
+    for t in tables:
+        box = t.bbox
+        for b in blocks:
+            if b.kind is BlockKind.FORMULA and contains_point(box, *center(b.bbox), pad=2.0):
+                box = union([box, b.bbox])
+        out.append(t if box == t.bbox else BlockCandidate(t.kind, t.shape, box, t.finder))
+    return out
 
 
 def order_lines(items: list[Item]) -> list[Item]:
