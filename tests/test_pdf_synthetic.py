@@ -298,3 +298,69 @@ def test_page_of_text_turned_sideways_reads_normally():
     upright = parsed("single")
     assert [s.text for s in turned.segments][:6] == [s.text for s in upright.segments if s.page_no == 1][:6]
     assert len([b for b in turned.blocks]) == len([b for b in upright.blocks if b.page_no == 1])
+
+
+@lru_cache(maxsize=1)
+def borderless_exhibit() -> bytes:
+    """A US-report style exhibit: no vertical rules, a two-level header whose
+    spanning cells are underlined, indented row labels under section rows,
+    right-aligned numbers; then a table with no rule at all."""
+    import random
+
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import letter
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
+
+    rng = random.Random(1)
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=11, leading=14, spaceAfter=6)
+    cell = ParagraphStyle("c", fontName="Helvetica", fontSize=8, leading=9.5, alignment=1)
+    prose = "In fiscal year 2004, the program served approximately 1.2 million participants across all states, an increase of 3 percent. "
+    header = [
+        [Paragraph("Region", cell), Paragraph("Participants<br/>(thousands)", cell), "", "", Paragraph("Average benefit<br/>(dollars)", cell), "", ""],
+        ["", "2002", "2003", "2004", "2002", "2003", "2004"],
+    ]
+    rows = []
+    for region in ["Northeast", "South", "Midwest", "West"]:
+        rows.append([region, "", "", "", "", "", ""])
+        for area in ["  Urban areas", "  Rural areas"]:
+            rows.append([area] + [f"{rng.randint(50, 900):,}" for _ in range(3)] + [f"{rng.uniform(80, 300):.2f}" for _ in range(3)])
+    t1 = Table(header + rows, colWidths=[110] + [55] * 6)
+    t1.setStyle(
+        TableStyle(
+            [
+                ("FONT", (0, 0), (-1, -1), "Helvetica", 8),
+                ("ALIGN", (1, 2), (-1, -1), "RIGHT"),
+                ("SPAN", (1, 0), (3, 0)),
+                ("SPAN", (4, 0), (6, 0)),
+                ("LINEBELOW", (1, 0), (3, 0), 0.5, colors.black),
+                ("LINEBELOW", (4, 0), (6, 0), 0.5, colors.black),
+            ]
+        )
+    )
+    t2 = Table([["Measure", "Value", "Change"]] + [[f"Indicator {i}", f"{rng.uniform(1, 99):.1f}%", f"{rng.uniform(-5, 5):+.1f}"] for i in range(1, 9)], colWidths=[150, 70, 70])
+    t2.setStyle(TableStyle([("FONT", (0, 0), (-1, -1), "Helvetica", 9), ("ALIGN", (1, 0), (-1, -1), "RIGHT")]))
+    story = [
+        Paragraph(prose * 4, body),
+        t1,
+        Paragraph("Note: Totals may not add due to rounding.", body),
+        Paragraph(prose * 2, body),
+        t2,
+        Paragraph("The indicators above are reported every year.", body),
+    ]
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=letter, invariant=1).build(story)
+    return out.getvalue()
+
+
+def test_borderless_tables_with_and_without_header_rules():
+    doc = parse_document(borderless_exhibit(), Format.PDF, Settings())
+    tables = sorted(doc.blocks, key=lambda b: b.bbox[1])
+    assert [b.kind for b in tables] == [BlockKind.TABLE, BlockKind.TABLE]  # no "fraction" in the spanning header
+    assert tables[0].shape is BlockShape.MULTI_LEVEL_OR_MERGED_HEADER
+    assert "Participants" in tables[0].text and "Urban areas" in tables[0].text
+    assert tables[1].shape is BlockShape.SIMPLE_TABLE and "Indicator 8" in tables[1].text
+    texts = [s.text for s in doc.segments]
+    assert "Note: Totals may not add due to rounding." in texts
+    assert "The indicators above are reported every year." in texts
+    assert not any("Urban areas" in t or "Indicator 1" in t for t in texts)
