@@ -48,6 +48,8 @@ def evaluation_metadata(result) -> dict:
         "message": result.message,
         "count": result.count,
         "offending_ids": dg.MetadataValue.json(list(result.offending_ids)),
+        # the same evidence as plain text, shown inline in the UI's check list
+        "offending": ", ".join(result.offending_ids) or "none",
         "pages": dg.MetadataValue.json(list(result.pages)),
     }
 

@@ -219,6 +219,7 @@ def summarize(
             summary.format, summary.pages = raw["format"], raw["page_count"]
         if parsed:
             summary.segments, summary.blocks = parsed["segment_count"], parsed["block_count"]
+            summary.pages = parsed["page_count"] or summary.pages
         chunks = warehouse.read_table("chunks", doc_id)
         summary.chunks = 0 if chunks is None else chunks.num_rows
         stats = embedding_stats.get(doc_id, {})

@@ -36,7 +36,7 @@ def make_scanned_pdf(path: Path, pages: int = 2) -> Path:
     png = pix.tobytes("png")
     for _ in range(pages):
         page = doc.new_page(width=595, height=842)
-        page.insert_image(pymupdf.Rect(50, 50, 545, 792), stream=png)
+        page.insert_image(pymupdf.Rect(0, 0, 595, 842), stream=png, keep_proportion=False)
     path.write_bytes(doc.tobytes(garbage=4, deflate=True, no_new_id=True))
     return path
 

@@ -82,7 +82,7 @@ def test_ingest_generated_documents_end_to_end(inbox: Path, tmp_path: Path):
         f"SELECT text FROM '{warehouse}/chunks/*.parquet' WHERE doc_id = 'bang_gia.xlsx' AND chunk_kind = 'table_row'"
     ).fetchall()
     assert any("Gentamicin" in t and "5400" in t for (t,) in xlsx_rows)
-    versions = con.execute(f"SELECT DISTINCT schema_version FROM '{warehouse}/*/*.parquet' (union_by_name=true)").fetchall()
+    versions = con.execute(f"SELECT DISTINCT schema_version FROM read_parquet('{warehouse}/*/*.parquet', union_by_name=true)").fetchall()
     assert versions == [(1,)]
 
     indexed = con.execute(f"SELECT DISTINCT doc_id FROM '{warehouse}/search_index/index.parquet'").fetchall()
