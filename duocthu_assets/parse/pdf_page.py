@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import statistics
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .pdf_engine import pymupdf
 from .pdf_geometry import BBox, union
@@ -32,8 +33,11 @@ _ITALIC_NAMES = ("italic", "oblique", ",i")
 VECTOR_TEXT_MIN_PATHS = 400  # a page with no text but this many vector paths has its text drawn as outlines
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
+    """One word and the style of the span it sits in. (Typed named tuples,
+    not dataclasses, for the two records made per word and per line: a page
+    holds thousands.)"""
+
     text: str
     bbox: BBox
     size: float
@@ -42,8 +46,7 @@ class Word:
     line_id: int  # the MuPDF line it came from, unique on its page
 
 
-@dataclass(frozen=True)
-class Fragment:
+class Fragment(NamedTuple):
     """A run of words on one baseline with no wide gap inside: a line of a
     paragraph, a heading, a table cell, one side of a two-column page."""
 
@@ -62,21 +65,26 @@ class Fragment:
 def make_fragment(words: list[Word] | tuple[Word, ...], line_id: int) -> Fragment:
     weights: dict[float, int] = {}
     chars = bold = 0
+    x0 = y0 = float("inf")
+    x1 = y1 = float("-inf")
     for w in words:
         n = len(w.text)
         key = round(w.size, 1)
         weights[key] = weights.get(key, 0) + n
         chars += n
-        bold += n if w.bold else 0
+        if w.bold:
+            bold += n
+        b = w.bbox
+        if b[0] < x0:
+            x0 = b[0]
+        if b[1] < y0:
+            y0 = b[1]
+        if b[2] > x1:
+            x1 = b[2]
+        if b[3] > y1:
+            y1 = b[3]
     size = max(weights, key=lambda s: (weights[s], s)) if weights else 0.0
-    return Fragment(
-        words=tuple(words),
-        bbox=union(w.bbox for w in words),
-        line_id=line_id,
-        text=" ".join(w.text for w in words),
-        size=size,
-        bold=chars > 0 and bold >= 0.8 * chars,
-    )
+    return Fragment(tuple(words), (x0, y0, x1, y1), line_id, " ".join(w.text for w in words), size, chars > 0 and bold >= 0.8 * chars)
 
 
 @dataclass(frozen=True)
@@ -195,16 +203,8 @@ def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
             size, bold, italic = 0.0, False, False
         if size <= 0:
             size = max(y1 - y0, 1.0) / 1.2
-        words.append(
-            Word(
-                text=text,
-                bbox=_transform((x0, y0, x1, y1), matrix),
-                size=size,
-                bold=bold,
-                italic=italic,
-                line_id=lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no,
-            )
-        )
+        box = (x0, y0, x1, y1) if matrix is None else _transform((x0, y0, x1, y1), matrix)
+        words.append(Word(text, box, size, bold, italic, lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no))
     return words
 
 
