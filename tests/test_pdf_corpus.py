@@ -220,3 +220,17 @@ def test_block_text_never_in_segments_across_corpus():
             rows = [r for r in b.text.split("\n") if len(r) >= 12]
             leaked = [r for r in rows if r in prose]
             assert not leaked, (name, b.block_id, leaked[:2])
+
+
+def test_right_to_left_text_reads_right_to_left():
+    doc = parsed("docling__right_to_left_01_arabic.pdf")
+    assert doc.segments[0].text.startswith("تحسين")  # the rightmost word opens the line
+    assert doc.segments[1].text.startswith("تعتبر البرمجة بلغة R و Python")
+
+
+def test_ruled_form_tables_found_inside_a_page_frame_but_not_the_letterhead():
+    found = sorted(tables("docling__right_to_left_03_persian_form.pdf"), key=lambda b: b.bbox[1])
+    assert len(found) == 2
+    assert all(b.bbox[1] > 150 for b in found)  # not the logo and title box at the top
+    texts = " ".join(s.text for s in parsed("docling__right_to_left_03_persian_form.pdf").segments)
+    assert "شرکت بورس" in texts  # the letterhead stays prose

@@ -278,10 +278,12 @@ def tabular_evidence(
         if seps:
             cuts = [(a + b) / 2 for a, b in seps]
             n_cols = len({_band(center(f.bbox)[0], cuts) for f in inside})
-    if h_cuts:
+    if ruled_cells:
+        if not _ruled_cells_tabular(inside, v_cuts, h_cuts):
+            return None
+        n_rows = len(h_cuts) + 1  # a form's empty ruled rows are rows too
+    elif h_cuts:
         n_rows = len({_band(center(f.bbox)[1], h_cuts) for f in inside})
-        if ruled_cells:
-            n_rows = max(n_rows, len(h_cuts) + 1)  # a form's empty ruled rows are rows too
     else:
         n_rows = len(rows)
     if n_cols < 2 or n_rows < min_rows:
@@ -292,6 +294,22 @@ def tabular_evidence(
     if seps:
         merged = _header_crosses(rows, seps)
     return Evidence(n_rows, n_cols, merged)
+
+
+def _ruled_cells_tabular(inside: list[Fragment], v_cuts: list[float], h_cuts: list[float]) -> bool:
+    """Text in the ruled cells reads as a table: a row with two or more
+    filled cells, and a column with two or more (or, for an empty form, a
+    filled header over a grid of at least three by three). A letterhead box
+    with a logo in one cell and a title in another is not a table."""
+    cells = {(_band(center(f.bbox)[1], h_cuts), _band(center(f.bbox)[0], v_cuts)) for f in inside}
+    per_row: dict[int, int] = {}
+    per_col: dict[int, int] = {}
+    for r, c in cells:
+        per_row[r] = per_row.get(r, 0) + 1
+        per_col[c] = per_col.get(c, 0) + 1
+    if max(per_row.values(), default=0) < 2:
+        return False
+    return max(per_col.values(), default=0) >= 2 or (len(h_cuts) >= 2 and len(v_cuts) >= 2)
 
 
 def _prose_column(inside: list[Fragment], cuts: list[float], settings: PdfSettings) -> bool:
@@ -441,13 +459,14 @@ def find_rule_bounded_tables(stacks: list[list[Rule]], partial: list[Rule], frag
 
 
 def _drop_nested(cands: list[BlockCandidate]) -> list[BlockCandidate]:
-    """Drop candidates lying inside another one (a grid inside a grid)."""
-    keep: list[BlockCandidate] = []
-    for c in sorted(cands, key=lambda c: -(c.bbox[2] - c.bbox[0]) * (c.bbox[3] - c.bbox[1])):
-        if any(_inside(c.bbox, k.bbox) for k in keep):
-            continue
-        keep.append(c)
-    return sorted(keep, key=lambda c: (c.bbox[1], c.bbox[0]))
+    """Of candidates nested in one another keep the inner ones: a ruled frame
+    around a page or a section holds tables, it is not one."""
+    keep = [c for c in cands if not any(o is not c and _inside(o.bbox, c.bbox) and o.bbox != c.bbox for o in cands)]
+    unique: list[BlockCandidate] = []
+    for c in keep:
+        if not any(_inside(c.bbox, k.bbox) for k in unique):
+            unique.append(c)
+    return sorted(unique, key=lambda c: (c.bbox[1], c.bbox[0]))
 
 
 def _inside(a: BBox, b: BBox, pad: float = 2.0) -> bool:
@@ -483,7 +502,7 @@ def split_numeric_cells(fragments: list[Fragment]) -> list[Fragment]:
         start = 0
         for k in range(1, len(words)):
             a, b = words[k - 1], words[k]
-            gap = b.bbox[0] - a.bbox[2]
+            gap = max(b.bbox[0] - a.bbox[2], a.bbox[0] - b.bbox[2])
             if gap >= NUMERIC_SPLIT_EM * max(a.size, b.size, 1.0) and _NUMBER_TOKEN.match(a.text) and _NUMBER_TOKEN.match(b.text):
                 out.append(make_fragment(words[start:k], f.line_id))
                 start = k

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..model import BlockKind
 from .pdf_blocks import BlockCandidate, Drawings, find_whitespace_tables, join_stacked
 from .pdf_geometry import BBox, center, contains_point, free_intervals, union
-from .pdf_page import Fragment
+from .pdf_page import Fragment, is_rtl
 from .pdf_settings import PdfSettings
 
 LIST_MARKER = re.compile(r"^([•·●○◦▪▫■□‣⁃∙\-–—*+]\s|\(?\d{1,3}[.)]\s|\(?[a-zđ][.)]\s|\(?[ivx]{1,4}[.)]\s)", re.IGNORECASE)
@@ -221,6 +221,17 @@ def _split(items: list[Item], gutter: tuple[float, float]) -> tuple[list[Item], 
     return left, right
 
 
+def _mostly_rtl(items: list[Item]) -> bool:
+    frags = [i.fragment for i in items if i.fragment is not None]
+    chars = sum(len(f.text) for f in frags)
+    return chars > 0 and sum(len(f.text) for f in frags if is_rtl(f)) > chars / 2
+
+
+def _columns_in_reading_order(left: list[Item], right: list[Item]) -> tuple[list[Item], list[Item]]:
+    """Left column first, or right column first on a right-to-left page."""
+    return (right, left) if _mostly_rtl(left + right) else (left, right)
+
+
 def _order(items: list[Item], settings: PdfSettings, body_size: float, depth: int, drawings: Drawings) -> list[Leaf]:
     if depth > 40 or len(items) < 2:
         return [column_leaf(items, settings, body_size, drawings)]
@@ -231,13 +242,13 @@ def _order(items: list[Item], settings: PdfSettings, body_size: float, depth: in
             gutter = prose_gutter(items, settings, settings.column_min_lines)
         if gutter is None:
             return [column_leaf(items, settings, body_size, drawings)]
-        left, right = _split(items, gutter)
-        return _order(left, settings, body_size, depth + 1, drawings) + _order(right, settings, body_size, depth + 1, drawings)
+        first, second = _columns_in_reading_order(*_split(items, gutter))
+        return _order(first, settings, body_size, depth + 1, drawings) + _order(second, settings, body_size, depth + 1, drawings)
     out: list[Leaf] = []
     for group, gutter in groups:
         if gutter is not None:
-            left, right = _split(group, gutter)
-            out += _order(left, settings, body_size, depth + 1, drawings) + _order(right, settings, body_size, depth + 1, drawings)
+            first, second = _columns_in_reading_order(*_split(group, gutter))
+            out += _order(first, settings, body_size, depth + 1, drawings) + _order(second, settings, body_size, depth + 1, drawings)
         else:
             out += _order(group, settings, body_size, depth + 1, drawings)
     return out
@@ -304,7 +315,7 @@ def order_lines(items: list[Item]) -> list[Item]:
         box = b
     out: list[Item] = []
     for row in rows:
-        out.extend(sorted(row, key=lambda i: i.bbox[0]))
+        out.extend(sorted(row, key=lambda i: i.bbox[0], reverse=len(row) > 1 and _mostly_rtl(row)))
     return out
 
 
@@ -361,8 +372,11 @@ def leaf_paragraphs(page_no: int, leaf: Leaf) -> list[Para | BlockCandidate]:
 
 
 def _same_line(a: Fragment, b: Fragment) -> bool:
+    """b continues a's line: beside it (either side: right to left too), on
+    the same baseline."""
     overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
-    return overlap >= 0.5 * min(a.height, b.height) and b.bbox[0] >= a.bbox[2] - 1
+    beside = b.bbox[0] >= a.bbox[2] - 1 or b.bbox[2] <= a.bbox[0] + 1
+    return overlap >= 0.5 * min(a.height, b.height) and beside
 
 
 def _para(page_no: int, lines: list[list[Fragment]]) -> Para:
@@ -377,8 +391,10 @@ def split_paragraphs(paras: list[Para | BlockCandidate], leaf: Leaf, settings: P
     if frags:
         left = _common_left(frags)
         right = max(f.bbox[2] for f in frags)
+        far_left = min(f.bbox[0] for f in frags)
+        right_edge = _common_right(frags)
     else:
-        left = right = 0.0
+        left = right = far_left = right_edge = 0.0
     for p in paras:
         if not isinstance(p, Para):
             out.append(p)
@@ -386,7 +402,9 @@ def split_paragraphs(paras: list[Para | BlockCandidate], leaf: Leaf, settings: P
         current: list[tuple[Fragment, ...]] = []
         prev: tuple[Fragment, ...] | None = None
         for line in p.lines:
-            if prev is not None and _breaks(prev, line, left, right, settings, line_gap):
+            rtl = is_rtl(line[0])
+            edges = (right_edge, far_left) if rtl else (left, right)  # (where lines start, where they end)
+            if prev is not None and _breaks(prev, line, edges[0], edges[1], settings, line_gap, rtl):
                 out.append(Para(p.page_no, tuple(current), union(f.bbox for ln in current for f in ln)))
                 current = []
             current.append(line)
@@ -409,6 +427,18 @@ def _common_left(frags: list[Fragment]) -> float:
     return float(lefts[0])
 
 
+def _common_right(frags: list[Fragment]) -> float:
+    rights = sorted((round(f.bbox[2]) for f in frags), reverse=True)
+    counts: dict[int, int] = {}
+    for x in rights:
+        counts[x] = counts.get(x, 0) + 1
+    best = max(counts.values())
+    for x in rights:
+        if counts[x] >= max(2, best // 3):
+            return float(x)
+    return float(rights[0])
+
+
 def _line_box(line: tuple[Fragment, ...]) -> BBox:
     return union(f.bbox for f in line)
 
@@ -428,7 +458,10 @@ def _line_bold(line: tuple[Fragment, ...]) -> bool:
     return chars > 0 and sum(len(w.text) for w in words if w.bold) >= 0.8 * chars
 
 
-def _breaks(prev, line, left: float, right: float, settings: PdfSettings, line_gap: float) -> bool:
+def _breaks(prev, line, start: float, end: float, settings: PdfSettings, line_gap: float, rtl: bool = False) -> bool:
+    """Whether ``line`` opens a new paragraph after ``prev``. ``start`` is
+    the edge lines begin at (the left, or the right for right-to-left text),
+    ``end`` the edge they run to."""
     pb, lb = _line_box(prev), _line_box(line)
     size = max(_line_size(prev), _line_size(line), 1.0)
     ps, ls = _line_size(prev), _line_size(line)
@@ -444,11 +477,12 @@ def _breaks(prev, line, left: float, right: float, settings: PdfSettings, line_g
         return True
     prev_text = _line_text(prev).rstrip()
     finished = bool(_TERMINAL.search(prev_text))
-    if finished and lb[0] - left >= settings.indent_em * size and lb[0] - pb[0] >= settings.indent_em * size * 0.5:
+    indent = (start - lb[2], pb[2] - lb[2]) if rtl else (lb[0] - start, lb[0] - pb[0])
+    if finished and indent[0] >= settings.indent_em * size and indent[1] >= settings.indent_em * size * 0.5:
         return True
     # the line was broken although its first word would have fitted after the previous line
     first_word = line[0].words[0]
-    room = right - pb[2]
+    room = (pb[0] - end) if rtl else (end - pb[2])
     fits = room > (first_word.bbox[2] - first_word.bbox[0]) + 0.6 * size
     if fits and (finished or text[:1].isupper() or text[:1].isdigit()):
         return True

@@ -209,18 +209,19 @@ def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
 
 
 def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragment]:
-    """Given words in MuPDF line order, return fragments: each MuPDF line split
-    wherever the gap between two words exceeds ``fragment_gap_em``."""
+    """Given words in MuPDF's order (reading order within a line: right to
+    left for Arabic or Hebrew), return fragments: each MuPDF line split
+    wherever the gap between two neighbouring words exceeds
+    ``fragment_gap_em``. Words keep their reading order."""
     by_line: dict[int, list[Word]] = {}
     for w in words:
         by_line.setdefault(w.line_id, []).append(w)
     fragments: list[Fragment] = []
     for lid, line_words in by_line.items():
-        line_words.sort(key=lambda w: w.bbox[0])
         run: list[Word] = [line_words[0]]
         for w in line_words[1:]:
             prev = run[-1]
-            gap = w.bbox[0] - prev.bbox[2]
+            gap = max(w.bbox[0] - prev.bbox[2], prev.bbox[0] - w.bbox[2])
             size = max(prev.size, w.size, 1.0)
             vertical_jump = abs((w.bbox[1] + w.bbox[3]) - (prev.bbox[1] + prev.bbox[3])) / 2 > 0.8 * size
             if gap > settings.fragment_gap_em * size or vertical_jump:
@@ -230,6 +231,18 @@ def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragmen
                 run.append(w)
         fragments.append(make_fragment(run, lid))
     return fragments
+
+
+_RTL_RANGES = ((0x0590, 0x08FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFF))
+
+
+def is_rtl(fragment: Fragment) -> bool:
+    """Whether a fragment reads right to left: its words run leftwards, or
+    (one word) it is written in Hebrew or Arabic script."""
+    words = fragment.words
+    if len(words) >= 2:
+        return words[0].bbox[0] > words[-1].bbox[0]
+    return any(lo <= ord(c) <= hi for c in fragment.text for lo, hi in _RTL_RANGES)
 
 
 def read_rules(page, matrix, settings: PdfSettings) -> tuple[list[Rule], list[BBox], int]:
