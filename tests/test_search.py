@@ -1,0 +1,302 @@
+"""The search index and ADR 0006's answer obligations, over a tiny warehouse
+of hand-made chunks embedded with the real default model."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+
+import pytest
+
+from duocthu_assets.cli_search import add_search_parser
+from duocthu_assets.embed.base import make_embedder
+from duocthu_assets.embed.reuse import embed_chunks, embeddings_table
+from duocthu_assets.model import SCHEMA_VERSION
+from duocthu_assets.search import (
+    WITHHELD,
+    Hit,
+    HitAttachment,
+    SearchError,
+    build_search_index,
+    format_hits,
+    index_info,
+    index_is_current,
+    read_index_info,
+    render_answer,
+    search,
+    withhold_numbers,
+)
+from duocthu_assets.storage import Warehouse, table_from_rows
+
+DRUG = "AMPICILIN VÀ SULBACTAM"
+DOSING = "Liều lượng và cách dùng"
+CROP = "crops/duocthu-mini/b0001.png"
+
+
+def attachment(block_id="b0001", *, kind="table", printed=204, physical=210, quarantined=True, header_row=(), crop=CROP):
+    return {
+        "block_id": block_id,
+        "kind": kind,
+        "shape": "simple_table" if kind == "table" else "formula_2d",
+        "physical_page": physical,
+        "printed_page": printed,
+        "bbox": [50.0, 100.0, 500.0, 300.0],
+        "quarantined": quarantined,
+        "header_row": list(header_row),
+        "source_crop": crop,
+    }
+
+
+def chunk(doc_id, index, text, *, kind="prose", entry=DRUG, section=DOSING, section_key="lieu_luong_va_cach_dung", printed=204, physical=210, attachments=(), has_q=None):
+    attachments = list(attachments)
+    return {
+        "doc_id": doc_id,
+        "chunk_id": f"{doc_id}:{section_key}:{index}" if kind != "block_descriptor" else f"{doc_id}:{section_key}:block:{attachments[0]['block_id']}",
+        "chunk_index": index,
+        "chunk_kind": kind,
+        "text": text,
+        "token_count": len(text.split()),
+        "entry_id": entry.lower().replace(" ", "_"),
+        "entry_title": entry,
+        "section_key": section_key,
+        "section_title": section,
+        "section_index": 0,
+        "headings": [entry, section],
+        "spans": [{"offset": 0, "length": len(text)}],
+        "regions": [{"page_no": physical, "printed_page": printed, "bbox": [50.0, 80.0, 500.0, 700.0]}] if physical else [],
+        "source_elements": [f"s{index:05d}"],
+        "prev_chunk_id": None,
+        "next_chunk_id": None,
+        "content_hash": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "attachments": attachments,
+        "has_quarantined_content": any(a["quarantined"] for a in attachments) if has_q is None else has_q,
+        "schema_version": SCHEMA_VERSION,
+    }
+
+
+DOSING_TEXT = (
+    "Người lớn: tiêm tĩnh mạch 1,5 g đến 3 g mỗi 6 giờ. Người suy thận có Clcr dưới 30 ml/phút "
+    "cần giảm liều theo bảng dưới đây. Trẻ em: 150 mg/kg/ngày chia 4 lần."
+)
+DESCRIPTOR_TEXT = f"{DRUG} — {DOSING} — bảng, trang in 204."
+FORMULARY = [
+    chunk("duocthu-mini", 0, "Chỉ định: nhiễm khuẩn da, ổ bụng và phụ khoa do vi khuẩn sinh beta-lactamase.", section="Chỉ định", section_key="chi_dinh", printed=203, physical=209),
+    chunk("duocthu-mini", 1, DOSING_TEXT, attachments=[attachment()]),
+    chunk("duocthu-mini", 2, DESCRIPTOR_TEXT, kind="block_descriptor", attachments=[attachment(header_row=("Clcr (ml/phút)", "Liều 72 x creatinin"))]),
+    chunk("duocthu-mini", 3, "Paracetamol: người lớn uống 500 mg mỗi 4 đến 6 giờ, tối đa 4 g mỗi ngày.", entry="PARACETAMOL", printed=300, physical=306),
+]
+PERSIAN = [
+    chunk("persian-memo", 0, "قرارداد اجاره برای مدت یک سال از تاریخ امضا معتبر است.", entry="قرارداد", section="مدت", section_key="modat", printed=None, physical=None),
+]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return make_embedder()
+
+
+def _store(warehouse, doc_id, rows, embedder):
+    warehouse.write_table("chunks", table_from_rows("chunks", rows), doc_id)
+    emb, stats = embed_chunks(rows, embedder, warehouse)
+    warehouse.write_table("embeddings", embeddings_table(emb, stats.dim), doc_id)
+
+
+@pytest.fixture
+def warehouse(tmp_path, embedder):
+    wh = Warehouse(tmp_path / "warehouse")
+    crop = wh.path(CROP)
+    crop.parent.mkdir(parents=True, exist_ok=True)
+    crop.write_bytes(b"\x89PNG\r\n\x1a\n")
+    _store(wh, "duocthu-mini", FORMULARY, embedder)
+    _store(wh, "persian-memo", PERSIAN, embedder)
+    wh.write_table("search_index", build_search_index(wh, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id))
+    return wh
+
+
+# -- the index --------------------------------------------------------------------------
+
+
+def test_index_covers_the_given_documents_in_order(warehouse, embedder):
+    table = warehouse.read_table("search_index")
+    assert table.num_rows == 5
+    assert table.column("chunk_id").to_pylist()[:2] == ["duocthu-mini:chi_dinh:0", "duocthu-mini:lieu_luong_va_cach_dung:1"]
+    info = read_index_info(warehouse)
+    assert info.model_id == embedder.model_id and info.dim == 384 and info.rows == 5
+    assert info.documents == ("duocthu-mini", "persian-memo") and info.excluded == {}
+    assert index_is_current(warehouse, ["duocthu-mini", "persian-memo"])
+    assert not index_is_current(warehouse, ["duocthu-mini"])  # the set of documents changed
+
+
+def test_only_the_documents_the_caller_names_are_indexed(warehouse, embedder):
+    table = build_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id)
+    assert set(table.column("doc_id").to_pylist()) == {"persian-memo"}
+
+
+def test_stale_embeddings_are_excluded_and_reported(warehouse, embedder):
+    changed = [dict(r) for r in FORMULARY]
+    changed[0]["text"] = changed[0]["text"] + " (sửa đổi)"
+    changed[0]["content_hash"] = hashlib.sha256(changed[0]["text"].encode()).hexdigest()
+    warehouse.write_table("chunks", table_from_rows("chunks", changed), "duocthu-mini")  # re-chunked, not re-embedded
+    assert not index_is_current(warehouse, ["duocthu-mini", "persian-memo"])
+    table = build_search_index(warehouse, ["duocthu-mini", "persian-memo", "never-embedded"], model_id=embedder.model_id)
+    info = index_info(table)
+    assert "stale embeddings" in info.excluded["duocthu-mini"]
+    assert info.excluded["never-embedded"] == "no chunks file"
+    assert set(table.column("doc_id").to_pylist()) == {"persian-memo"}
+    warehouse.remove("embeddings", "persian-memo")
+    info = index_info(build_search_index(warehouse, ["persian-memo"]))
+    assert info.excluded == {"persian-memo": "no embeddings file"}
+
+
+def test_a_document_embedded_with_another_model_is_excluded(warehouse, embedder):
+    emb = warehouse.read_table("embeddings", "persian-memo")
+    import pyarrow as pa
+
+    emb = emb.set_column(emb.schema.get_field_index("model_id"), "model_id", pa.array(["other/model@1"] * emb.num_rows))
+    warehouse.write_table("embeddings", emb, "persian-memo")
+    info = index_info(build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id))
+    assert "other/model@1" in info.excluded["persian-memo"]
+
+
+# -- search -------------------------------------------------------------------------------
+
+
+def test_search_ranks_with_entry_section_and_printed_page(warehouse, embedder):
+    hits = search(warehouse, "liều ampicilin sulbactam cho người suy thận", k=3, embedder=embedder)
+    assert [h.rank for h in hits] == [1, 2, 3]
+    assert hits[0].score >= hits[1].score >= hits[2].score
+    top = hits[0]
+    assert top.entry_title == DRUG and top.section_title == DOSING and top.printed_pages == (204,)
+    assert top.chunk_id.startswith("duocthu-mini:lieu_luong_va_cach_dung")
+    assert search(warehouse, "مدت قرارداد اجاره", k=1, embedder=embedder)[0].doc_id == "persian-memo"
+    assert search(warehouse, "liều ampicilin sulbactam cho người suy thận", k=3, embedder=embedder) == hits  # reproducible
+
+
+def test_search_refuses_an_index_built_with_another_model(warehouse, embedder):
+    class Other:
+        model_id = "openai-http/bge-m3@127.0.0.1:11434"
+        dim = 1024
+
+    with pytest.raises(SearchError, match="built with"):
+        search(warehouse, "liều", k=1, embedder=Other())
+    with pytest.raises(SearchError, match="no search index"):
+        search(Warehouse(warehouse.root / "elsewhere"), "liều", k=1, embedder=embedder)
+
+
+def test_empty_index_answers_nothing(tmp_path, embedder):
+    wh = Warehouse(tmp_path)
+    wh.write_table("search_index", build_search_index(wh, []))
+    assert search(wh, "liều", k=3, embedder=embedder) == []
+
+
+def _hit(warehouse, embedder, chunk_id):
+    hits = search(warehouse, "liều lượng ampicilin sulbactam bảng suy thận", k=5, embedder=embedder)
+    return next(h for h in hits if h.chunk_id == chunk_id)
+
+
+# -- ADR 0006, the answer layer's obligations -------------------------------------------
+
+
+def test_obligation_1_quarantined_content_names_the_page_and_crop_and_is_incomplete(warehouse, embedder):
+    hit = _hit(warehouse, embedder, "duocthu-mini:lieu_luong_va_cach_dung:1")
+    assert hit.has_quarantined_content
+    answer = render_answer(hit)
+    assert answer.mode == "text_incomplete" and answer.complete is False
+    crop_file = str(warehouse.path(CROP))
+    assert [(c.path, c.printed_page, c.exists) for c in answer.crops] == [(crop_file, 204, True)]
+    notice = " ".join(answer.notices)
+    assert "table exists at printed page 204" in notice and crop_file in notice
+    human = format_hits([answer])
+    assert "[incomplete]" in human and "trang in 204" in human and crop_file in human
+
+
+def test_obligation_1_holds_when_the_crop_is_missing_or_the_flag_alone_is_set(warehouse, embedder):
+    hit = _hit(warehouse, embedder, "duocthu-mini:lieu_luong_va_cach_dung:1")
+    warehouse.path(CROP).unlink()
+    answer = render_answer(_hit(warehouse, embedder, hit.chunk_id))
+    assert answer.complete is False and "file is missing" in " ".join(answer.notices)
+    flagged_only = Hit(**{**hit.__dict__, "attachments": ()})
+    answer = render_answer(flagged_only)
+    assert answer.complete is False and "names none" in " ".join(answer.notices)
+    assert WITHHELD in answer.text
+    # an attachment that says quarantined counts even if the flag was lost
+    lost_flag = Hit(**{**hit.__dict__, "has_quarantined_content": False})
+    assert render_answer(lost_flag).complete is False
+
+
+def test_obligation_2_a_block_descriptor_is_answered_with_the_crop_only(warehouse, embedder):
+    hit = _hit(warehouse, embedder, "duocthu-mini:lieu_luong_va_cach_dung:block:b0001")
+    answer = render_answer(hit)
+    assert answer.mode == "crop_only" and answer.text is None and answer.complete is False
+    assert [(c.path, c.printed_page) for c in answer.crops] == [(str(warehouse.path(CROP)), 204)]
+    assert not hasattr(hit.attachments[0], "header_row")  # never carried, so never shown
+    for output in (format_hits([answer]), format_hits([answer], as_json=True), json.dumps(answer.as_dict(), ensure_ascii=False)):
+        assert "Clcr (ml/phút)" not in output and "72 x creatinin" not in output  # the embargoed header row
+        assert DESCRIPTOR_TEXT not in output  # not restated as text
+        assert str(warehouse.path(CROP)) in output
+
+
+def test_obligation_3_no_number_from_a_chunk_with_a_quarantined_attachment(warehouse, embedder):
+    hit = _hit(warehouse, embedder, "duocthu-mini:lieu_luong_va_cach_dung:1")
+    answer = render_answer(hit)
+    for dose in ("1,5 g", "3 g", "30 ml/phút", "150 mg/kg", "6 giờ", "4 lần"):
+        assert dose not in answer.text
+    assert not any(ch.isdigit() for ch in answer.text)
+    assert answer.withheld_numbers == 6
+    assert "Người lớn: tiêm tĩnh mạch […] g đến […] g" in answer.text
+    assert any("withheld" in n and "crop" in n for n in answer.notices)
+    out = json.loads(format_hits([answer], as_json=True, query="liều"))
+    assert out["hits"][0]["withheld_numbers"] == 6 and not any(ch.isdigit() for ch in out["hits"][0]["text"])
+
+
+def test_an_ordinary_chunk_is_answered_in_full(warehouse, embedder):
+    hits = search(warehouse, "paracetamol liều tối đa mỗi ngày", k=1, embedder=embedder)
+    answer = render_answer(hits[0])
+    assert answer.mode == "text" and answer.complete and "500 mg" in answer.text and "4 g" in answer.text
+
+
+def test_withhold_numbers_catches_dose_forms_and_keeps_identifiers():
+    text, n = withhold_numbers("Mã ATC J01CR01; vitamin B12; 0,5 mg/kg x2 lần/ngày; 10⁶ UI; ½ viên; ۲۰ میلی‌گرم; 1.5-3 g")
+    assert "J01CR01" in text and "B12" in text
+    for gone in ("0,5", "x2", "10⁶", "½", "۲۰", "1.5", "-3"):
+        assert gone not in text
+    assert n == 7
+
+
+# -- the CLI -------------------------------------------------------------------------------
+
+
+def _run(argv, embedder, capsys):
+    from duocthu_assets.cli_search import run_search
+
+    parser = argparse.ArgumentParser(prog="duocthu")
+    add_search_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    assert args.func is run_search
+    code = run_search(args, embedder=embedder)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_json_and_text(warehouse, embedder, capsys):
+    code, out, _ = _run(["search", "liều ampicilin sulbactam suy thận", "-k", "2", "--warehouse", str(warehouse.root), "--json"], embedder, capsys)
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["schema"] == "duocthu.search/1" and len(payload["hits"]) == 2
+    assert set(payload) == {"schema", "query", "hits", "notes"}
+    assert set(payload["hits"][0]) == {
+        "rank", "score", "doc_id", "chunk_id", "chunk_kind", "entry_title", "section_title", "headings",
+        "printed_pages", "physical_pages", "mode", "complete", "text", "withheld_numbers", "crops", "notices",
+    }  # the stable schema duocthu.search/1
+    code, out, _ = _run(["search", "liều ampicilin sulbactam suy thận", "--warehouse", str(warehouse.root)], embedder, capsys)
+    assert code == 0 and f"1. " in out and f"{DRUG} — {DOSING} — trang in 204" in out
+
+
+def test_cli_reports_a_missing_index_and_unsearchable_documents(tmp_path, warehouse, embedder, capsys, monkeypatch):
+    code, out, err = _run(["search", "liều", "--warehouse", str(tmp_path / "none")], embedder, capsys)
+    assert code == 1 and "no search index" in err
+    warehouse.write_table("search_index", build_search_index(warehouse, ["duocthu-mini", "persian-memo", "ghost"], model_id=embedder.model_id))
+    monkeypatch.setenv("DUOCTHU_WAREHOUSE", str(warehouse.root))
+    code, out, _ = _run(["search", "liều", "-k", "1"], embedder, capsys)
+    assert code == 0 and "1 document(s) are not searchable: ghost: no chunks file" in out
