@@ -159,3 +159,21 @@ def test_repository_gold_files_are_valid():
         for gold in discover_gold(folder):
             assert gold.boundaries and gold.made_by
             assert 10 <= len(gold.queries) <= 20, gold.document
+
+
+@pytest.mark.corpus
+def test_gold_anchors_and_passages_are_in_the_documents(capsys):
+    """eval/gold/check_gold.py against the documents themselves, read with
+    python-docx / openpyxl / PyMuPDF (not the pipeline): every boundary is
+    found in order and every passage inside its section."""
+    import importlib.util
+
+    from .conftest import CORPUS
+
+    if not CORPUS.is_dir():
+        pytest.skip(f"no corpus at {CORPUS}")
+    spec = importlib.util.spec_from_file_location("check_gold", REPO / "eval" / "gold" / "check_gold.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.check(REPO / "eval" / "gold") == 0, capsys.readouterr().out
+    assert module.check(REPO / "data" / "inbox" / "formulary") == 0, capsys.readouterr().out
