@@ -62,7 +62,7 @@ def test_inline_section_label():
     assert formulary.split_inline_section("Chỉ định:") is None  # nothing after the label
 
 
-@pytest.mark.parametrize("text, expected", [("AMPICILIN VÀ SULBACTAM", True), ("GENTAMICIN", True), ("Gentamicin", False), ("LIỀU LƯỢNG VÀ CÁCH DÙNG", False), ("ADR", True), ("12 34", False)])
+@pytest.mark.parametrize("text, expected", [("AMPICILIN VÀ SULBACTAM", True), ("GENTAMICIN", True), ("Gentamicin", False), ("LIỀU LƯỢNG VÀ CÁCH DÙNG", False), ("ADR", True), ("12 34", False), ("CHÚ Ý:", False)])
 def test_monograph_titles(text, expected):
     assert formulary.is_monograph_title(text) is expected
 

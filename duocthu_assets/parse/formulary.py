@@ -77,8 +77,11 @@ def split_inline_section(text: str) -> tuple[str, str] | None:
 
 def is_monograph_title(text: str) -> bool:
     """An upper-case title line: letters all capitals (Vietnamese included),
-    at least three of them, at most twelve words, not a section heading."""
+    at least three of them, at most twelve words, not a section heading and
+    not a label ("CHÚ Ý:") or a sentence ending in a full stop."""
     text = unicodedata.normalize("NFC", text).strip()
+    if text.endswith((":", ".", ";", ",")):
+        return False
     letters = [c for c in text if c.isalpha()]
     if len(letters) < 3 or len(text.split()) > 12:
         return False
