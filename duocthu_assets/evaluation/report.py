@@ -72,17 +72,18 @@ def document_json(d: DocumentRun) -> dict[str, Any]:
 def totals(run: EvalRun) -> dict[str, Any]:
     """Pooled over documents: boundaries micro-averaged (summed tp/fp/fn),
     bleed over all chunks, retrieval over all gold queries (a query of a
-    document that could not be scored is a miss)."""
+    document that failed or was rejected is a miss; one whose document is
+    absent from this machine is left out)."""
     scored = run.scored()
     tp = sum(d.scores.boundary.tp for d in scored)
     fp = sum(d.scores.boundary.fp for d in scored)
     fn = sum(d.scores.boundary.fn for d in scored)
-    precision, recall, f1 = prf(tp, fp, fn)
+    precision, recall, f1 = prf(tp, fp, fn) if scored else (None, None, None)
     bleeding = sum(d.scores.bleed.bleeding for d in scored)
     chunks = sum(d.scores.bleed.chunks for d in scored)
     firsts: list[int | None] = []
     for d in run.documents:
-        if d.gold is None or not d.gold.queries:
+        if d.gold is None or not d.gold.queries or d.status == "missing":  # absent document: skipped, not a miss
             continue
         if d.scores is not None and d.scores.retrieval is not None:
             firsts.extend(d.scores.retrieval.first_relevant)

@@ -159,7 +159,7 @@ class EvalRun:
         stable order, so two runs pair up query by query."""
         out = []
         for d in self.documents:
-            if d.gold is None:
+            if d.gold is None or d.status == "missing":
                 continue
             firsts = (
                 list(d.scores.retrieval.first_relevant)
