@@ -222,8 +222,13 @@ def summarize(
             summary.pages = parsed["page_count"] or summary.pages
         chunks = warehouse.read_table("chunks", doc_id)
         summary.chunks = 0 if chunks is None else chunks.num_rows
-        stats = embedding_stats.get(doc_id, {})
-        summary.vectors_computed, summary.vectors_reused = stats.get("computed", 0), stats.get("reused", 0)
+        stats = embedding_stats.get(doc_id)
+        if stats is not None:
+            summary.vectors_computed, summary.vectors_reused = stats["computed"], stats["reused"]
+        elif doc_id not in rebuilt:
+            # unchanged: its stored vectors stay in use, none computed
+            embeddings = warehouse.read_table("embeddings", doc_id)
+            summary.vectors_reused = 0 if embeddings is None else embeddings.num_rows
         failed = stopped.get(doc_id, {})
         summary.failed_checks = sorted(failed) or gates.failed_checks.get(doc_id, [])
         if doc_id in run_errors:
@@ -252,7 +257,7 @@ def print_summary(result: IngestResult, out: TextIO) -> None:
     width = max([len(d.doc_id) for d in result.documents] + [8])
     print(f"\n{'document':<{width}}  {'status':<8} {'pages':>5} {'blocks':>6} {'chunks':>6} {'vectors':>13}  reason / failed checks", file=out)
     for d in result.documents:
-        vectors = f"{d.vectors_computed}+{d.vectors_reused}r" if d.rebuilt else "unchanged"
+        vectors = f"{d.vectors_computed}+{d.vectors_reused}r" if d.rebuilt else f"unchanged {d.vectors_reused}r"
         detail = d.reason or ""
         print(f"{d.doc_id:<{width}}  {d.status:<8} {d.pages:>5} {d.blocks:>6} {d.chunks:>6} {vectors:>13}  {detail[:160]}", file=out)
     counts: dict[str, int] = defaultdict(int)

@@ -102,3 +102,9 @@ class EmbedderResource(dg.ConfigurableResource):
             "batch_size": self.batch_size,
             "threads": self.threads,
         }
+
+    def make(self):
+        """The configured embedder (validated by EmbedderConfig)."""
+        from .embed.base import make_embedder
+
+        return make_embedder(self.config_values())

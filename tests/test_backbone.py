@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.cli import main
+from duocthu_assets.inbox import doc_id_for
 from duocthu_assets.instance import open_instance
 from duocthu_assets.storage import SCHEMA_VERSION_KEY
 
@@ -174,10 +175,11 @@ def test_ingest_real_pdf_docx_xlsx_from_corpus(corpus, tmp_path: Path):
     code = main(["ingest", str(box), "--warehouse", str(warehouse), "--report", str(report), "--quiet"])
     docs = _report(report)
     assert code == 0, docs
-    assert docs["vn__an_le_so_43-2021-al.pdf"]["pages"] == 6
+    pdf_id = doc_id_for("vn__an_le_so_43-2021-AL.pdf")
+    assert docs[pdf_id]["pages"] == 6
     assert docs["docling__xlsx_01_multisheet_merged.xlsx"]["pages"] == 4
     for doc_id, d in docs.items():
         assert d["chunks"] > 0 and d["status"] == "ok", d
         assert (warehouse / "embeddings" / f"{doc_id}.parquet").is_file()
-    segments = pq.read_table(warehouse / "segments" / "vn__an_le_so_43-2021-al.pdf.parquet").to_pylist()
+    segments = pq.read_table(warehouse / "segments" / f"{pdf_id}.parquet").to_pylist()
     assert any("Tòa án" in s["text"] or "TÒA ÁN" in s["text"] for s in segments)

@@ -25,11 +25,10 @@ def embeddings(
     warehouse: WarehouseResource,
     embedder: EmbedderResource,
 ) -> dg.Output:
-    from ..embed.base import EmbedderConfig, make_embedder
     from ..embed.reuse import embed_document_table
 
     wh = warehouse.get()
-    model = make_embedder(EmbedderConfig(**embedder.config_values()))
+    model = embedder.make()
     out = {}
     stats: dict[str, dict[str, int]] = {}
     keys = context.partition_keys

@@ -7,7 +7,7 @@ import dagster as dg
 
 from ..gates import passing_documents
 from ..inbox import Registry
-from ..resources import WarehouseResource
+from ..resources import EmbedderResource, WarehouseResource
 from ..version import code_version
 
 
@@ -19,14 +19,15 @@ from ..version import code_version
     description="Every chunk and vector of the documents whose blocking checks all passed; "
     "queried with DuckDB (cosine similarity) by `duocthu search`.",
 )
-def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.Output:
+def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.Output:
     from ..search import build_search_index, index_info
 
     wh = warehouse.get()
     registry = Registry(wh)
     active = sorted(r.doc_id for r in registry.active())
     gate = passing_documents(context.instance, wh, active)
-    table = build_search_index(wh, gate.passed)
+    model_id = embedder.make().model_id
+    table = build_search_index(wh, gate.passed, model_id=model_id)
     excluded = {**gate.failed, **index_info(table).excluded}
     return dg.Output(
         table,
