@@ -9,7 +9,9 @@ file is an OLE2 container holding ``EncryptionInfo``).
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
+import zlib
 
 from .model import Format
 
@@ -39,6 +41,27 @@ _OOXML_MAIN_TYPES = {
 }
 
 
+# A VBA project's content type, the macro-enabled main document types, and the
+# relationship type that points at a VBA project part.
+_MACRO_MARKERS = (
+    b"application/vnd.ms-office.vbaProject",
+    b"macroEnabled.main+xml",
+    b"/relationships/vbaProject",
+)
+
+# Folders of the part names a package's local file headers carry in clear:
+# enough to tell a damaged (truncated) DOCX/XLSX/PPTX from a zip archive when
+# the central directory is gone.
+_DAMAGED_OOXML_FOLDERS = (("word/", Format.DOCX), ("xl/", Format.XLSX), ("ppt/", Format.PPTX))
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature ... name length, extra length
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+UTF16_REASON = (
+    "unsupported encoding: UTF-16 text (what Excel's 'Unicode text' export writes) — "
+    "save it as 'CSV UTF-8 (comma delimited)' and add it again"
+)
+
+
 def detect_format(data: bytes) -> Format:
     if not data:
         return Format.EMPTY
@@ -54,17 +77,31 @@ def detect_format(data: bytes) -> Format:
     return Format.UNKNOWN
 
 
-def refusal_reason(fmt: Format) -> str | None:
+def refusal_reason(fmt: Format, data: bytes = b"") -> str | None:
+    """What to tell the user about a refused format (None: not refused); with
+    the file's bytes, an unknown format that is UTF-16 text says so."""
+    if fmt is Format.UNKNOWN and data.startswith(UTF16_BOMS):
+        return UTF16_REASON
     return REFUSAL_REASONS.get(fmt)
 
 
 def is_macro_enabled(data: bytes) -> bool:
-    """True for .docm/.xlsm packages (they carry a vbaProject part)."""
+    """True for .docm/.xlsm packages: a VBA project part, found by its name
+    (vbaProject.bin), its content type or its relationship — Office finds it
+    by the last two, so a renamed part is still a macro."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            return any(name.lower().endswith("vbaproject.bin") for name in zf.namelist())
-    except zipfile.BadZipFile:
+            names = zf.namelist()
+            if any(name.lower().endswith("vbaproject.bin") for name in names):
+                return True
+            for name in names:
+                if name == "[Content_Types].xml" or name.endswith(".rels"):
+                    info = zf.getinfo(name)
+                    if info.file_size <= 4 * 1024 * 1024 and any(m in zf.read(info) for m in _MACRO_MARKERS):
+                        return True
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, EOFError, zlib.error):
         return False
+    return False
 
 
 def _detect_ooxml(data: bytes) -> Format:
@@ -78,7 +115,10 @@ def _detect_ooxml(data: bytes) -> Format:
                 return Format.ZIP
             content_types = zf.read("[Content_Types].xml").decode("utf-8", "replace")
     except (zipfile.BadZipFile, OSError, ValueError):
-        return Format.ZIP
+        # no readable central directory: a truncated download of an Office
+        # file still names its parts in its local headers; the parser then
+        # fails it as a damaged document (not "a zip archive")
+        return _detect_damaged_ooxml(data)
     for content_type, fmt in _OOXML_MAIN_TYPES.items():
         if content_type in content_types:
             return fmt
@@ -86,6 +126,23 @@ def _detect_ooxml(data: bytes) -> Format:
         return Format.DOCX
     if "xl/workbook.xml" in names:
         return Format.XLSX
+    return Format.ZIP
+
+
+def _detect_damaged_ooxml(data: bytes) -> Format:
+    """DOCX/XLSX/PPTX when the local headers of a zip with no readable central
+    directory name a part of that kind (``word/``, ``xl/``, ``ppt/``), else ZIP."""
+    names: list[str] = []
+    position = data.find(ZIP_MAGIC)
+    while position != -1 and position + _LOCAL_HEADER.size <= len(data) and len(names) < 10_000:
+        _, name_length, _ = _LOCAL_HEADER.unpack_from(data, position)
+        start = position + _LOCAL_HEADER.size
+        names.append(data[start : start + name_length].decode("utf-8", "replace"))
+        position = data.find(ZIP_MAGIC, start)
+    for name in names:
+        for folder, fmt in _DAMAGED_OOXML_FOLDERS:
+            if name.startswith(folder):
+                return fmt
     return Format.ZIP
 
 

@@ -53,6 +53,13 @@ def doc_id_for(relative_path: str, force_hash: bool = False) -> str:
     return slug
 
 
+def display_name(name: str) -> str:
+    """A path as text that any UTF-8 writer accepts (Parquet, JSON, a
+    terminal): bytes of a name that are not valid UTF-8 show as U+FFFD. The
+    record's ``path`` keeps the real name."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def is_document_file(path: Path) -> bool:
     name = path.name
     if name.startswith(".") or name in SIDECAR_NAMES:
@@ -110,7 +117,11 @@ class Registry:
 
     def save(self) -> None:
         payload = {k: asdict(v) for k, v in sorted(self.records.items())}
-        self.warehouse.write_bytes_atomic(self.path, json.dumps(payload, indent=1, ensure_ascii=False).encode())
+        text = json.dumps(payload, indent=1, ensure_ascii=False)
+        # A file name that is not valid UTF-8 reaches Python as lone surrogates
+        # (surrogateescape); written as JSON \udcXX escapes they read back to
+        # the same path, where a plain encode() would stop the whole ingest.
+        self.warehouse.write_bytes_atomic(self.path, text.encode("utf-8", "backslashreplace"))
 
     def get(self, doc_id: str) -> DocumentRecord:
         try:
@@ -155,8 +166,8 @@ def register_files(
             record = DocumentRecord(
                 doc_id=doc_id,
                 path=str(file),
-                source_name=relative,
-                collection=parts[0] if len(parts) > 1 else "",
+                source_name=display_name(relative),
+                collection=display_name(parts[0]) if len(parts) > 1 else "",
                 settings=settings_dict,
             )
             registry.records[doc_id] = record

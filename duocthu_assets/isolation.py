@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import signal
 import time
 import traceback
 from dataclasses import dataclass
@@ -37,6 +38,15 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple) -> None:
     finally:
         conn.close()
         os._exit(0)
+
+
+def _exit_description(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            pass
+    return f"exit code {code}"
 
 
 def _picklable(exc: BaseException) -> BaseException:
@@ -77,7 +87,8 @@ def run_isolated(
             except (EOFError, OSError):
                 process.join(5)
                 outcomes[key] = Outcome(
-                    key, error=RuntimeError(f"the parser process died (exit code {process.exitcode})"),
+                    key, error=RuntimeError(f"the parser process died ({_exit_description(process.exitcode)}): this file "
+                                            "crashes the parser — its bytes are kept under sources/; report it with the file"),
                     error_kind="crash", seconds=elapsed,
                 )
                 continue
@@ -96,7 +107,10 @@ def run_isolated(
                 conn.close()
                 del running[conn]
                 outcomes[key] = Outcome(
-                    key, error=TimeoutError(f"parsing took longer than the {timeout_s:g} s limit and was stopped"),
+                    key, error=TimeoutError(
+                        f"parsing took longer than the {timeout_s:g} s limit and was stopped — a malformed file can make "
+                        "a parser spin; if this one is just large, raise parse_timeout_s in its collection.toml"
+                    ),
                     error_kind="timeout", seconds=now - start,
                 )
     return outcomes

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from .formats import detect_format, is_macro_enabled, refusal_reason
-from .inbox import DocumentRecord
+from .inbox import DocumentRecord, file_sha256
 from .model import SCHEMA_VERSION, Format
 from .storage import Warehouse
 
 ACCEPTED, REJECTED, REMOVED = "accepted", "rejected", "removed"
+MiB = 1024 * 1024
 MACRO_REASON = (
     "macro-enabled Office file (.docm/.xlsm) — macros are never run here; save a copy as .docx/.xlsx without macros"
 )
@@ -74,12 +75,15 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
     if not path.is_file():
         row["reason"] = f"file not found: {record.source_name}"
         return row
+    limit = record.resolved_settings().max_file_bytes
+    if path.stat().st_size > limit:
+        return _too_large(warehouse, row, path, limit)
     data = path.read_bytes()
     sha256 = hashlib.sha256(data).hexdigest()
     row.update(sha256=sha256, size_bytes=len(data), stored_path=warehouse.keep_source(sha256, data))
     fmt = detect_format(data)
     row["format"] = fmt.value
-    reason = refusal_reason(fmt)
+    reason = refusal_reason(fmt, data)
     if reason is None and fmt in (Format.DOCX, Format.XLSX) and is_macro_enabled(data):
         reason = MACRO_REASON
     if reason is not None:
@@ -87,6 +91,28 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
         return row
     row.update(status=ACCEPTED, page_count=count_pages(data, fmt))
     return row
+
+
+def _too_large(warehouse: Warehouse, row: dict[str, Any], path: Path, limit: int) -> dict[str, Any]:
+    """Refuse a file over ``max_file_bytes`` without ever holding it in memory;
+    its bytes are still kept (copied in blocks)."""
+    sha256, size = file_sha256(path), path.stat().st_size
+    with path.open("rb") as fh:
+        head = fh.read(64 * 1024)
+    row.update(
+        sha256=sha256,
+        size_bytes=size,
+        stored_path=warehouse.keep_source_file(sha256, path),
+        format=detect_format(head).value,
+        status=REJECTED,
+        reason=f"file is {_size(size)}, over the {_size(limit)} limit (max_file_bytes) — "
+        "split it, or raise max_file_bytes in its collection.toml if the file is genuine",
+    )
+    return row
+
+
+def _size(n: int) -> str:
+    return f"{n / MiB:,.1f} MiB" if n >= MiB else f"{n:,} bytes"
 
 
 def retire_derived(warehouse: Warehouse, doc_id: str) -> list[str]:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import uuid
-from typing import Any, Iterable, Mapping
+from typing import Any, BinaryIO, Iterable, Mapping
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -30,6 +31,7 @@ from .model import SCHEMA_VERSION
 SCHEMA_VERSION_KEY = b"duocthu.schema_version"
 ASSET_KEY = b"duocthu.asset"
 TMP_SUFFIX = ".tmp"
+COPY_BLOCK = 1 << 20
 
 _bbox = pa.list_(pa.float64(), 4)
 _strings = pa.list_(pa.string())
@@ -229,16 +231,22 @@ class Warehouse:
 
     # -- bytes ---------------------------------------------------------------
     def write_bytes_atomic(self, target: UPath, data: bytes) -> None:
+        self.write_stream_atomic(target, io.BytesIO(data))
+
+    def write_stream_atomic(self, target: UPath, source: BinaryIO) -> None:
+        """Copy ``source`` to ``target`` in blocks through a temporary name no
+        ``*.parquet`` glob matches, then rename: never a partial ``target``."""
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}{TMP_SUFFIX}")
         if self.is_local:
             with open(tmp, "wb") as fh:
-                fh.write(data)
+                shutil.copyfileobj(source, fh, COPY_BLOCK)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)
         else:
-            tmp.write_bytes(data)
+            with tmp.open("wb") as fh:
+                shutil.copyfileobj(source, fh, COPY_BLOCK)
             tmp.fs.mv(tmp.path, target.path)
 
     # -- parquet -------------------------------------------------------------
@@ -282,6 +290,14 @@ class Warehouse:
         target = self.source_path(sha256)
         if not target.exists():
             self.write_bytes_atomic(target, data)
+        return f"sources/{sha256[:2]}/{sha256}"
+
+    def keep_source_file(self, sha256: str, path: str | os.PathLike[str]) -> str:
+        """:meth:`keep_source` for a file too large to hold in memory."""
+        target = self.source_path(sha256)
+        if not target.exists():
+            with open(path, "rb") as fh:
+                self.write_stream_atomic(target, fh)
         return f"sources/{sha256[:2]}/{sha256}"
 
     def read_source(self, sha256: str) -> bytes:

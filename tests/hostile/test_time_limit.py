@@ -1,0 +1,109 @@
+"""A parser that spins or crashes ends only its own document.
+
+PyMuPDF cannot easily be made to spin on purpose, so the catalog proves the
+time limit with a 1 ms ``parse_timeout_s`` (``time_limit/long.pdf``). Here the
+same mechanism meets a real infinite loop and a real segfault: first in
+:func:`run_isolated` alone, then inside `duocthu ingest`, where the parse of
+two documents is replaced (in the forked parser children only) by a spin and
+by a SIGSEGV while the good documents of the same run are parsed for real.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import hashlib
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from duocthu_assets import stages
+from duocthu_assets.cli import main
+from duocthu_assets.isolation import run_isolated
+
+from .makers import write_good_documents
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def _segfault() -> None:
+    faulthandler.disable()  # pytest's handler, inherited through fork, would print a traceback
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _quick(value: int) -> int:
+    return value * 2
+
+
+def _raise() -> None:
+    raise ValueError("bad table")
+
+
+def test_run_isolated_ends_a_spinning_and_a_crashing_child_only():
+    started = time.monotonic()
+    outcomes = run_isolated(
+        lambda kind, *args: {"spin": _spin, "crash": _segfault, "quick": _quick, "raise": _raise}[kind](*args),
+        [("spin", ("spin",)), ("crash", ("crash",)), ("quick", ("quick", 21)), ("raise", ("raise",))],
+        timeout_s=1.0,
+        workers=2,
+    )
+    elapsed = time.monotonic() - started
+    assert outcomes["quick"].value == 42 and outcomes["quick"].error is None
+    assert outcomes["spin"].error_kind == "timeout" and "1 s limit" in str(outcomes["spin"].error)
+    assert "parse_timeout_s" in str(outcomes["spin"].error)
+    assert outcomes["crash"].error_kind == "crash" and "SIGSEGV" in str(outcomes["crash"].error)
+    assert outcomes["raise"].error_kind == "exception" and isinstance(outcomes["raise"].error, ValueError)
+    assert elapsed < 6, f"the spinning child was not stopped at its limit ({elapsed:.1f} s)"
+
+
+_REAL_PARSE = stages._parse_stored
+
+
+def _hostile_parse(job: stages.ParseJob):
+    """The parse each forked child runs: spin or crash for the two hostile
+    documents, the real parser for everything else."""
+    if job.doc_id.startswith("spin"):
+        _spin()
+    if job.doc_id.startswith("crash"):
+        _segfault()
+    return _REAL_PARSE(job)
+
+
+@pytest.mark.slow
+def test_spinning_and_crashing_parsers_fail_only_their_documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    inbox = tmp_path / "inbox"
+    phrases = write_good_documents(inbox)
+    for name in ("spin.pdf", "crash.pdf"):
+        (inbox / name).write_bytes((inbox / "huong_dan.pdf").read_bytes() + f"% {name}\n".encode())
+    (inbox / "collection.toml").write_text("parse_timeout_s = 2\n")
+    monkeypatch.setattr(stages, "_parse_stored", _hostile_parse)
+
+    warehouse, report = tmp_path / "wh", tmp_path / "r.json"
+    started = time.monotonic()
+    code = main(["ingest", str(inbox), "--warehouse", str(warehouse), "--report", str(report), "--quiet"])
+    elapsed = time.monotonic() - started
+    docs = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
+    assert code == 1
+
+    assert docs["spin.pdf"]["status"] == "failed"
+    assert "2 s limit" in docs["spin.pdf"]["reason"]
+    assert docs["crash.pdf"]["status"] == "failed"
+    assert "SIGSEGV" in docs["crash.pdf"]["reason"]
+    for doc_id in ("spin.pdf", "crash.pdf"):
+        raw = pq.read_table(warehouse / "raw_documents" / f"{doc_id}.parquet").to_pylist()[0]
+        kept = warehouse / raw["stored_path"]
+        assert hashlib.sha256(kept.read_bytes()).hexdigest() == hashlib.sha256((inbox / doc_id).read_bytes()).hexdigest()
+
+    indexed = pq.read_table(warehouse / "search_index" / "index.parquet")
+    for name, phrase in phrases.items():
+        assert docs[name]["status"] == "ok", docs[name]
+        texts = [t for d, t in zip(indexed.column("doc_id").to_pylist(), indexed.column("text").to_pylist()) if d == name]
+        assert any(phrase in t for t in texts), (name, phrase)
+    assert elapsed < 120, elapsed
