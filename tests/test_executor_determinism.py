@@ -7,10 +7,9 @@
 - across two fresh `duocthu ingest` runs, with rejected, failed and blocked
   documents among the good ones.
 
-Compared: every file under the warehouse (Parquet, crop PNGs, kept sources)
-except ``registry.json`` (mtimes, paths), ``dagster_home/`` (run ids,
-timestamps) and ``embedding_cache/`` (an append-only cache whose shard names
-carry a time and a uuid by design).
+Compared: every file under the warehouse (Parquet, crop PNGs, kept sources,
+the embedding cache's content-named shards) except ``registry.json`` (mtimes,
+absolute paths) and ``dagster_home/`` (run ids, timestamps).
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ from .hostile.makers import (
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
-NOT_OUTPUTS = ("registry.json", "dagster_home", "embedding_cache")
+NOT_OUTPUTS = ("registry.json", "dagster_home")
 HOSTILE = ("khoa_mat_khau.pdf", "hong.docx", "ban_scan.pdf")
 
 
