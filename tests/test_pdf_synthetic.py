@@ -364,3 +364,17 @@ def test_borderless_tables_with_and_without_header_rules():
     assert "Note: Totals may not add due to rounding." in texts
     assert "The indicators above are reported every year." in texts
     assert not any("Urban areas" in t or "Indicator 1" in t for t in texts)
+
+
+def test_truncated_pdf_fails_as_damaged_not_as_empty_or_scanned():
+    from duocthu_assets.parse import ParseFailed
+
+    doc = pymupdf.open()
+    for p in range(4):
+        page = doc.new_page()
+        page.insert_font(fontname="dv", fontfile=FONT)
+        for i in range(30):
+            page.insert_text((60, 60 + 22 * i), f"Trang {p + 1}, dòng {i}: liều dùng cho người lớn", fontname="dv", fontsize=10)
+    data = doc.tobytes(garbage=4, deflate=True)
+    with pytest.raises(ParseFailed, match="damaged"):
+        parse_document(data[: int(len(data) * 0.6)], Format.PDF, Settings())

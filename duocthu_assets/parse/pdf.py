@@ -76,10 +76,16 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
                 warnings.append(f"page {page.number + 1}: damaged stream recovered ({notes[0]})")
             pages.append(content)
         page_count = doc.page_count
+        repaired = bool(getattr(doc, "is_repaired", False))
     finally:
         doc.close()
     if damaged:
         raise ParseFailed("damaged PDF, text may be missing — " + "; ".join(damaged[:5]) + " — repair or re-export the file")
+    if repaired and not any(p.words for p in pages) and not any(p.image_cover for p in pages):
+        raise ParseFailed(
+            "damaged PDF: it had to be repaired (truncated or corrupt) and no page has any text or image left "
+            "— download or export the file again"
+        )
     read_seconds = time.perf_counter() - clock
     body_size = body_font_size(pages)
     furniture = detect_furniture(pages, ps, body_size)

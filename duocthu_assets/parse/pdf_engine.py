@@ -68,8 +68,12 @@ pymupdf = load_pymupdf()
 ENCRYPTED_MESSAGE = "encrypted PDF: a password is needed to open it — remove the protection and add it again"
 
 # zlib's "incorrect data check" is a checksum mismatch after the data decoded
-# in full (MuPDF recovers the whole stream); anything else means lost bytes.
-_STREAM_ERROR = re.compile(r"(zlib|flate|lzw|ccitt|dct|jbig2|ascii85|asciihex|runlength)[^\n]*error", re.IGNORECASE)
+# in full (MuPDF recovers the whole stream); anything else means lost bytes,
+# as does a page whose content stream cannot be loaded at all.
+_STREAM_ERROR = re.compile(
+    r"(zlib|flate|lzw|ccitt|dct|jbig2|ascii85|asciihex|runlength)[^\n]*error|cannot load content stream|object is not a stream",
+    re.IGNORECASE,
+)
 _HARMLESS = re.compile(r"incorrect data check", re.IGNORECASE)
 
 
