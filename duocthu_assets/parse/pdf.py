@@ -33,12 +33,11 @@ from .pdf_furniture import PageFurniture, detect_furniture
 from .pdf_geometry import BBox, center, contains_point
 from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
-from .pdf_page import VECTOR_TEXT_MIN_PATHS, Fragment, PageContent, Rule, body_font_size, read_page
+from .pdf_page import Fragment, PageContent, Rule, body_font_size, read_page
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
 _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
 _BAD_CHARS = {"\ufffd"}
-BAD_TEXT_FRAC = 0.3  # a text layer with this share of unmappable characters is as good as none
 
 
 @dataclass(frozen=True)
@@ -147,12 +146,12 @@ def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings)
     chars = sum(len(w.text) for f in body for w in f.words)
     if chars < settings.ocr_min_chars and content.image_cover >= settings.ocr_min_image_cover_frac:
         return True
-    if not content.words and content.path_count >= VECTOR_TEXT_MIN_PATHS:
+    if not content.words and content.path_count >= settings.vector_text_min_paths:
         return True
     all_chars = "".join(w.text for w in content.words)
     if len(all_chars) >= 20:
         bad = sum(1 for c in all_chars if c in _BAD_CHARS or 0xE000 <= ord(c) <= 0xF8FF)
-        if bad >= BAD_TEXT_FRAC * len(all_chars):
+        if bad >= settings.ocr_bad_text_frac * len(all_chars):
             return True
     return False
 

@@ -341,19 +341,16 @@ def _header_crosses(rows: list[list[Fragment]], seps: list[tuple[float, float]])
 
 # --- grid and rule-bounded tables ------------------------------------------------
 
-FIGURE_MIN_GRAPHICS = 2  # a candidate region touching this many plotted paths is a figure, not a table
-FIGURE_NEAR = 12.0  # ... within this distance (tick labels sit next to the plot)
-
-
-def is_figure(bbox: BBox, graphics: tuple[BBox, ...] | list[BBox]) -> bool:
+def is_figure(bbox: BBox, graphics: tuple[BBox, ...] | list[BBox], settings: PdfSettings) -> bool:
     """Whether curves or slanted lines (a plot, a drawing) fill the region: the
     aligned tick labels of a row of charts are not a table."""
     inside = 0
-    near = (bbox[0] - FIGURE_NEAR, bbox[1] - FIGURE_NEAR, bbox[2] + FIGURE_NEAR, bbox[3] + FIGURE_NEAR)
+    d = settings.figure_near
+    near = (bbox[0] - d, bbox[1] - d, bbox[2] + d, bbox[3] + d)
     for g in graphics:
         if g[0] < near[2] and g[2] > near[0] and g[1] < near[3] and g[3] > near[1]:
             inside += 1
-            if inside >= FIGURE_MIN_GRAPHICS:
+            if inside >= settings.figure_min_graphics:
                 return True
     return False
 
@@ -412,7 +409,7 @@ def find_grid_tables(grids: list[Grid], fragments: list[Fragment], settings: Pdf
     out: list[BlockCandidate] = []
     for grid in sorted(grids, key=lambda g: (g.bbox[1], g.bbox[0])):
         x0, y0, x1, y1 = grid.bbox
-        if (x1 - x0) < 20 or (y1 - y0) < 8 or is_figure(grid.bbox, graphics):
+        if (x1 - x0) < 20 or (y1 - y0) < 8 or is_figure(grid.bbox, graphics, settings):
             continue
         bbox = trim_grid(grid, fragments, tol)
         xs = _positions(grid.vertical, tol)
@@ -443,7 +440,7 @@ def find_rule_bounded_tables(stacks: list[list[Rule]], partial: list[Rule], frag
                     continue
                 top, bottom = stack[i], stack[j]
                 bbox = (min(top.x0, bottom.x0), top.pos, max(top.x1, bottom.x1), bottom.pos)
-                if is_figure(bbox, graphics):
+                if is_figure(bbox, graphics, settings):
                     continue
                 evidence = tabular_evidence(fragments, bbox, [], [], settings, settings.table_min_rows, body_size)
                 if evidence is None:
@@ -490,10 +487,7 @@ def _is_numeric(f: Fragment) -> bool:
 
 
 _NUMBER_TOKEN = re.compile(r"^[<>≤≥±~=]?[\d][\d.,/:]*%?$")
-NUMERIC_SPLIT_EM = 0.4  # numbers closer than a fragment gap still sit in separate cells
-
-
-def split_numeric_cells(fragments: list[Fragment]) -> list[Fragment]:
+def split_numeric_cells(fragments: list[Fragment], settings: PdfSettings) -> list[Fragment]:
     """Split fragments between two numbers set apart by more than a word
     space: tight numeric columns ("12,5   13,7   14,2") are cells, not prose."""
     out: list[Fragment] = []
@@ -503,7 +497,7 @@ def split_numeric_cells(fragments: list[Fragment]) -> list[Fragment]:
         for k in range(1, len(words)):
             a, b = words[k - 1], words[k]
             gap = max(b.bbox[0] - a.bbox[2], a.bbox[0] - b.bbox[2])
-            if gap >= NUMERIC_SPLIT_EM * max(a.size, b.size, 1.0) and _NUMBER_TOKEN.match(a.text) and _NUMBER_TOKEN.match(b.text):
+            if gap >= settings.numeric_split_em * max(a.size, b.size, 1.0) and _NUMBER_TOKEN.match(a.text) and _NUMBER_TOKEN.match(b.text):
                 out.append(make_fragment(words[start:k], f.line_id))
                 start = k
         out.append(f if start == 0 else make_fragment(words[start:], f.line_id))
@@ -513,7 +507,7 @@ def split_numeric_cells(fragments: list[Fragment]) -> list[Fragment]:
 def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, body_size: float, drawings: Drawings = Drawings()) -> list[BlockCandidate]:
     """Borderless tables in one column region: runs of rows of several cells
     whose gaps line up, with the header rows just above them."""
-    rows = text_rows(split_numeric_cells(fragments))
+    rows = text_rows(split_numeric_cells(fragments, settings))
     multi = [len(r) >= 2 for r in rows]
     if sum(multi) < settings.borderless_min_rows:
         return []
@@ -536,13 +530,13 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
                 break
             if multi[j]:
                 last_multi = j
-            elif j - last_multi > MAX_CONTINUATION_ROWS or is_prose_row(rows[j], row_box(rows[start])[0], row_box(rows[last_multi])[2], settings):
+            elif j - last_multi > settings.max_continuation_rows or is_prose_row(rows[j], row_box(rows[start])[0], row_box(rows[last_multi])[2], settings):
                 break
             end = j
             j += 1
         end = last_multi
         candidate = _whitespace_candidate(rows, start, end, settings, body_size, drawings.horizontal)
-        if candidate is not None and is_figure(candidate.bbox, drawings.graphics):
+        if candidate is not None and is_figure(candidate.bbox, drawings.graphics, settings):
             candidate = None
         if candidate is not None:
             out.append(candidate)
@@ -550,9 +544,6 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
         else:
             k = start + 1
     return out
-
-
-MAX_CONTINUATION_ROWS = 2  # lines of a wrapped cell between two rows of cells
 
 
 def _whitespace_candidate(rows, start: int, end: int, settings: PdfSettings, body_size: float, horizontal=()) -> BlockCandidate | None:
@@ -685,15 +676,12 @@ def _stacked(fragments, bx0, by, bx1, settings: PdfSettings, above: bool) -> lis
     return [f for f in out if min(f.bbox[3], nearest.bbox[3]) - max(f.bbox[1], nearest.bbox[1]) > 0.3 * nearest.height]
 
 
-SIDE_MAX_WORDS = 5  # "Clcr (ml/phút) =", "x 0,85": a side is a few words, not a line of the next column
-
-
 def _axis_sides(fragments, bx0, by, bx1, size, settings: PdfSettings) -> list[Fragment]:
     """Short fragments on the bar's axis chained to its left and right."""
     on_axis = [
         f
         for f in fragments
-        if abs(center(f.bbox)[1] - by) <= 0.9 * size and f.height <= 2.2 * size and len(f.words) <= SIDE_MAX_WORDS
+        if abs(center(f.bbox)[1] - by) <= 0.9 * size and f.height <= 2.2 * size and len(f.words) <= settings.fraction_side_max_words
     ]
     picked: list[Fragment] = []
     left, right = bx0, bx1

@@ -30,10 +30,6 @@ _ROMAN = re.compile(rf"^[{_DASHES}(\[]?\s*(?P<r>[ivxlc]{{1,7}})\s*[{_DASHES})\]]
 _ROMAN_VALID = re.compile(r"^(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$|^c{1,3}(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
 _DIGITS = re.compile(r"\d+")
-LONE_NUMBER_GAP_EM = 0.2  # a lone page number at the very edge of the page needs only this much whitespace
-MAX_FURNITURE_FRAGMENTS = 3  # a running header has a left, a centre and a right part at most; more is a table row
-MAX_FURNITURE_ROWS = 2  # a header or footer is one or two lines; a separated group of more is body text
-SMALL_HEAD_RATIO = 0.95  # a ruled-off band row set smaller than this times the body size is a running head
 _SPACES = re.compile(r"\s+")
 
 
@@ -152,7 +148,7 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
     out: list[BandRow] = []
     group: list[list[int]] = []
     for k, row in enumerate(rows):
-        if not in_band(row) or len(row) > MAX_FURNITURE_FRAGMENTS:
+        if not in_band(row) or len(row) > settings.furniture_max_fragments:
             break
         box = _row_box(row, frags)
         if _crossed_by_vertical_rule(box, rules):
@@ -169,8 +165,8 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         gap = (nxt[1] - box[3]) if top else (box[1] - nxt[3])
         ruled = _rule_between(rules, box[3] if top else box[1], nxt[1] if top else nxt[3], min(box[0], nxt[0]), max(box[2], nxt[2]))
         lone_number = k == 0 and len(row) == 1 and parse_page_number(frags[row[0]].text) is not None
-        if gap >= settings.furniture_gap_em * max(height, 1.0) or ruled or (lone_number and gap >= LONE_NUMBER_GAP_EM * height):
-            if len(group) <= MAX_FURNITURE_ROWS:
+        if gap >= settings.furniture_gap_em * max(height, 1.0) or ruled or (lone_number and gap >= settings.lone_number_gap_em * height):
+            if len(group) <= settings.furniture_max_rows:
                 first = k + 1 - len(group)
                 out += [BandRow(tuple(r), top, first + j == 0, ruled) for j, r in enumerate(group)]
             group = []
@@ -220,7 +216,7 @@ def detect_furniture(pages: list[PageContent], settings: PdfSettings, body_size:
     for page, rows, emb, (value, label) in zip(pages, rows_by_page, embedded, values):
         furniture: set[int] = set()
         for row in rows:
-            small_ruled = row.top and row.ruled and body_size > 0 and all(page.fragments[i].size < SMALL_HEAD_RATIO * body_size for i in row.indices)
+            small_ruled = row.top and row.ruled and body_size > 0 and all(page.fragments[i].size < settings.small_head_ratio * body_size for i in row.indices)
             if small_ruled or any(parse_page_number(page.fragments[i].text) for i in row.indices) or recurring(page, row):
                 furniture.update(row.indices)
         if emb is not None and value is not None and value == emb[0].value:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .pdf_engine import pymupdf
-from .pdf_geometry import BBox, union
+from .pdf_geometry import BBox
 from .pdf_settings import PdfSettings
 
 TEXT_FLAGS = (
@@ -30,7 +30,6 @@ TEXT_FLAGS = (
 )
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demibold", ",b")
 _ITALIC_NAMES = ("italic", "oblique", ",i")
-VECTOR_TEXT_MIN_PATHS = 400  # a page with no text but this many vector paths has its text drawn as outlines
 
 
 class Word(NamedTuple):

@@ -15,6 +15,10 @@ from typing import Any
 FURNITURE_BAND_FRAC = 0.15  # running headers/footers live in the top/bottom 15% of the page
 FURNITURE_GAP_EM = 1.0  # ... and stand apart from the body by a line of whitespace (or a loose rule)
 FURNITURE_MIN_REPEATS = 2  # a band line recurring on this many pages is a running header/footer
+FURNITURE_MAX_FRAGMENTS = 3  # a running header has a left, a centre and a right part at most; more is a table row
+FURNITURE_MAX_ROWS = 2  # a header or footer is one or two lines; a separated group of more is body text
+LONE_NUMBER_GAP_EM = 0.2  # a lone page number at the very edge of the page needs only this much whitespace
+SMALL_HEAD_RATIO = 0.95  # a ruled-off top row set smaller than this times the body size is a running head
 
 # --- text ------------------------------------------------------------------
 FRAGMENT_GAP_EM = 1.0  # a gap wider than this inside a MuPDF line splits it (columns, cells)
@@ -42,15 +46,22 @@ PROSE_ROW_MIN_WORDS = 6  # a row of this many words spanning most of the width i
 PROSE_ROW_WIDTH_FRAC = 0.6
 MAX_PROSE_ROW_FRAC = 0.25  # a candidate with more prose rows than this is not a table
 CONTINUATION_X_TOLERANCE = 12.0  # parts of a continued table share their left/right edges
+MAX_CONTINUATION_ROWS = 2  # lines of a wrapped cell between two rows of cells (borderless tables)
+NUMERIC_SPLIT_EM = 0.4  # numbers set apart by more than this are separate cells even when close
+FIGURE_MIN_GRAPHICS = 2  # a candidate touching this many plotted paths (curves, slanted lines) is a figure
+FIGURE_NEAR = 12.0  # ... within this distance (tick labels sit next to the plot)
 
 # --- formulas ----------------------------------------------------------------
 FRACTION_MAX_GAP_EM = 1.1  # numerator/denominator sit within this distance of the rule
 FRACTION_CENTER_FRAC = 0.15  # ... centred on it within this fraction of its length
 FRACTION_SIDE_GAP = 40.0  # a left/right-hand side within this gap joins the formula
+FRACTION_SIDE_MAX_WORDS = 5  # "Clcr (ml/phút) =", "x 0,85": a side is a few words, not a line of the next column
 
 # --- scanned pages -----------------------------------------------------------
 OCR_MIN_CHARS = 40  # fewer body characters than this ...
 OCR_MIN_IMAGE_COVER_FRAC = 0.3  # ... on a page this much covered by images: the page needs OCR
+OCR_BAD_TEXT_FRAC = 0.3  # a text layer with this share of unmappable characters is as good as none
+VECTOR_TEXT_MIN_PATHS = 400  # a page with no text but this many vector paths has its text drawn as outlines
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,10 @@ class PdfSettings:
     furniture_band_frac: float = FURNITURE_BAND_FRAC
     furniture_gap_em: float = FURNITURE_GAP_EM
     furniture_min_repeats: int = FURNITURE_MIN_REPEATS
+    furniture_max_fragments: int = FURNITURE_MAX_FRAGMENTS
+    furniture_max_rows: int = FURNITURE_MAX_ROWS
+    lone_number_gap_em: float = LONE_NUMBER_GAP_EM
+    small_head_ratio: float = SMALL_HEAD_RATIO
     fragment_gap_em: float = FRAGMENT_GAP_EM
     paragraph_gap_em: float = PARAGRAPH_GAP_EM
     indent_em: float = INDENT_EM
@@ -77,26 +92,37 @@ class PdfSettings:
     prose_row_width_frac: float = PROSE_ROW_WIDTH_FRAC
     max_prose_row_frac: float = MAX_PROSE_ROW_FRAC
     continuation_x_tolerance: float = CONTINUATION_X_TOLERANCE
+    max_continuation_rows: int = MAX_CONTINUATION_ROWS
+    numeric_split_em: float = NUMERIC_SPLIT_EM
+    figure_min_graphics: int = FIGURE_MIN_GRAPHICS
+    figure_near: float = FIGURE_NEAR
     fraction_max_gap_em: float = FRACTION_MAX_GAP_EM
     fraction_center_frac: float = FRACTION_CENTER_FRAC
     fraction_side_gap: float = FRACTION_SIDE_GAP
+    fraction_side_max_words: int = FRACTION_SIDE_MAX_WORDS
     ocr_min_chars: int = OCR_MIN_CHARS
     ocr_min_image_cover_frac: float = OCR_MIN_IMAGE_COVER_FRAC
+    ocr_bad_text_frac: float = OCR_BAD_TEXT_FRAC
+    vector_text_min_paths: int = VECTOR_TEXT_MIN_PATHS
 
     def __post_init__(self) -> None:
-        for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac"):
+        for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac", "ocr_bad_text_frac", "small_head_ratio"):
             value = getattr(self, name)
             if not 0.0 < value < 1.0:
                 raise ValueError(f"{name} {value} must be a fraction in (0, 1)")
         for name in (
             "furniture_gap_em", "fragment_gap_em", "paragraph_gap_em", "indent_em", "min_gutter", "column_min_words",
             "rule_max_thickness", "rule_min_length", "snap_tolerance", "cell_gap_em", "continuation_x_tolerance",
-            "fraction_max_gap_em", "fraction_side_gap",
+            "fraction_max_gap_em", "fraction_side_gap", "lone_number_gap_em", "numeric_split_em", "figure_near",
         ):
             value = getattr(self, name)
             if value <= 0:
                 raise ValueError(f"{name} {value} must be positive")
-        for name in ("furniture_min_repeats", "heading_max_words", "heading_max_lines", "column_min_lines", "prose_row_min_words", "ocr_min_chars"):
+        for name in (
+            "furniture_min_repeats", "furniture_max_fragments", "furniture_max_rows", "heading_max_words", "heading_max_lines",
+            "column_min_lines", "prose_row_min_words", "ocr_min_chars", "figure_min_graphics", "fraction_side_max_words",
+            "vector_text_min_paths",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} {getattr(self, name)} must be at least 1")
         if self.table_min_rows < 2 or self.borderless_min_rows < self.table_min_rows:
@@ -104,6 +130,8 @@ class PdfSettings:
                 f"table_min_rows {self.table_min_rows} must be >= 2 and borderless_min_rows "
                 f"{self.borderless_min_rows} >= table_min_rows"
             )
+        if self.max_continuation_rows < 0:
+            raise ValueError(f"max_continuation_rows {self.max_continuation_rows} must not be negative")
         if self.heading_size_ratio <= 1.0:
             raise ValueError(f"heading_size_ratio {self.heading_size_ratio} must exceed 1")
 
