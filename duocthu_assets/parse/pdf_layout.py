@@ -135,13 +135,21 @@ def _gutters(items: list[Item], settings: PdfSettings) -> list[tuple[float, floa
     return free_intervals(((i.bbox[0], i.bbox[2]) for i in items), lo, hi, settings.min_gutter)
 
 
+WIDE_LINE_FRAC = 0.7  # a line of running text fills most of its column
+
+
 def _side_is_prose(frags: list[Fragment], min_words: float) -> bool:
-    """Running text: many words, and most fragments long (a column of
-    table cells or labels is short fragments)."""
+    """Running text: many words, and most lines long and filling the side's
+    width (the cells of a table or a column of labels are short, and leave
+    the gaps between columns empty)."""
     if not frags:
         return False
+    x0 = min(f.bbox[0] for f in frags)
+    x1 = max(f.bbox[2] for f in frags)
+    width = max(x1 - x0, 1.0)
     long = sum(1 for f in frags if len(f.words) >= min_words)
-    return sum(len(f.words) for f in frags) >= min_words and long >= 0.4 * len(frags)
+    wide = sum(1 for f in frags if f.bbox[2] - f.bbox[0] >= WIDE_LINE_FRAC * width)
+    return sum(len(f.words) for f in frags) >= min_words and long >= 0.4 * len(frags) and wide >= 0.5 * len(frags)
 
 
 def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tuple[float, float] | None:
