@@ -378,3 +378,35 @@ def test_truncated_pdf_fails_as_damaged_not_as_empty_or_scanned():
     data = doc.tobytes(garbage=4, deflate=True)
     with pytest.raises(ParseFailed, match="damaged"):
         parse_document(data[: int(len(data) * 0.6)], Format.PDF, Settings())
+
+
+def test_text_only_borderless_table_is_not_read_as_columns():
+    """A three-column table of words (no numbers, no rules) and a table of
+    wrapped text cells between rules: both lifted, neither split into page
+    columns that would scatter its cells through the prose."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
+
+    _fonts()
+    body = ParagraphStyle("b", fontName="DV", fontSize=10, leading=13, spaceAfter=5)
+    cell = ParagraphStyle("c", fontName="DV", fontSize=9, leading=11)
+    words = [["Thuốc", "Nhóm", "Đường dùng"], ["Amoxicilin", "Penicilin", "Uống"], ["Ceftriaxon", "Cephalosporin thế hệ 3", "Tiêm bắp, tiêm tĩnh mạch"], ["Gentamicin", "Aminoglycosid", "Tiêm"], ["Vancomycin", "Glycopeptid", "Truyền tĩnh mạch"]]
+    wrapped = [["Chỉ định", "Liều người lớn"], ["Viêm phổi mắc phải cộng đồng ở người lớn chưa có biến chứng", "1 g mỗi 8 giờ"], ["Nhiễm khuẩn tiết niệu có biến chứng, viêm thận bể thận cấp", "1 - 2 g mỗi 12 giờ"], ["Dự phòng phẫu thuật", "1 g trước mổ"]]
+    t1 = Table([[Paragraph(c, cell) for c in r] for r in words], colWidths=[110, 150, 160])
+    t2 = Table([[Paragraph(c, cell) for c in r] for r in wrapped], colWidths=[200, 120])
+    t2.setStyle(TableStyle([("LINEABOVE", (0, 0), (-1, 0), 0.8, colors.black), ("LINEBELOW", (0, -1), (-1, -1), 0.8, colors.black)]))
+    story = [
+        Paragraph("Các thuốc kháng sinh thường dùng được liệt kê dưới đây cùng với nhóm và đường dùng chính của từng thuốc.", body),
+        t1,
+        Paragraph("Câu sau bảng chữ không có số.", body),
+        t2,
+        Paragraph("Câu sau bảng chỉ định.", body),
+    ]
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=A4, invariant=1).build(story)
+    doc = parse_document(out.getvalue(), Format.PDF, Settings())
+    assert [b.kind for b in doc.blocks] == [BlockKind.TABLE, BlockKind.TABLE]
+    assert "Tiêm bắp, tiêm tĩnh mạch" in doc.blocks[0].text and "1 - 2 g mỗi 12 giờ" in doc.blocks[1].text
+    assert [s.text for s in doc.segments][1:] == ["Câu sau bảng chữ không có số.", "Câu sau bảng chỉ định."]
