@@ -410,3 +410,19 @@ def test_text_only_borderless_table_is_not_read_as_columns():
     assert [b.kind for b in doc.blocks] == [BlockKind.TABLE, BlockKind.TABLE]
     assert "Tiêm bắp, tiêm tĩnh mạch" in doc.blocks[0].text and "1 - 2 g mỗi 12 giờ" in doc.blocks[1].text
     assert [s.text for s in doc.segments][1:] == ["Câu sau bảng chữ không có số.", "Câu sau bảng chỉ định."]
+
+
+def test_plain_upper_case_title_followed_by_standard_sections_opens_a_monograph():
+    data = _page_with_lines(
+        [
+            (60, 80, "Câu cuối của chuyên luận trước, thuộc về chuyên luận trước.", 10),
+            (60, 110, "CEFAZOLIN", 10),
+            (60, 128, "Mã ATC: J01DB04.", 10),
+            (60, 146, "Loại thuốc: Kháng sinh nhóm cephalosporin thế hệ 1.", 10),
+            (60, 170, "MỤC LỤC ....................... 12", 10),
+            (60, 188, "Một câu văn thường đứng sau dòng chữ in hoa trên.", 10),
+        ]
+    )
+    doc = parse_document(data, Format.PDF, FORMULARY)
+    heads = [(s.level, s.text) for s in doc.segments if s.kind is SegmentKind.HEADING]
+    assert heads == [(1, "CEFAZOLIN"), (2, "Mã ATC"), (2, "Loại thuốc")]

@@ -143,12 +143,22 @@ def _label_bold(p: Para, label: str) -> bool:
     return chars > 0 and bold_chars >= 0.8 * chars
 
 
+TITLE_LOOKAHEAD = 3  # an upper-case line set like the body is a title when a standard section follows this soon
+
+
+def _opens_section(p: Para) -> bool:
+    return len(p.lines) <= 2 and formulary.match_section_heading(p.text) is not None or formulary.split_inline_section(p.text) is not None
+
+
 def classify_formulary(paras: list[Para], body_size: float, settings: PdfSettings) -> list[list[Draft]]:
     out: list[list[Draft]] = []
-    for p in paras:
+    for k, p in enumerate(paras):
         text = p.text
         drafts: list[Draft] = []
         prominent = p.bold or p.size >= 1.1 * body_size
+        if not prominent and len(p.lines) <= 2 and formulary.is_monograph_title(text):
+            # a plain upper-case line is a title only if standard sections follow it
+            prominent = any(_opens_section(q) for q in paras[k + 1 : k + 1 + TITLE_LOOKAHEAD])
         if len(p.lines) <= 2 and prominent and formulary.is_monograph_title(text):
             drafts.append(Draft(SegmentKind.HEADING, text.strip(), 1, p.page_no, p.bbox))
         elif len(p.lines) <= 2 and formulary.match_section_heading(text):
