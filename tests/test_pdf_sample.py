@@ -212,3 +212,9 @@ def test_segment_ids_and_sources():
 
 def test_no_pages_need_ocr():
     assert parsed().pages_needing_ocr == []
+
+
+def test_parsing_is_deterministic():
+    again = parse_document(PDF.read_bytes(), Format.PDF, collection_settings(FOLDER))
+    assert again.canonical_text == parsed().canonical_text
+    assert again.segments == parsed().segments and again.blocks == parsed().blocks
