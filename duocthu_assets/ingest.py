@@ -36,7 +36,7 @@ from .automation import record_built
 from .definitions import build_definitions
 from .gates import passing_documents
 from .inbox import Registry, discover, needs_build, register_files
-from .instance import open_instance
+from .instance import fail_orphaned_runs, open_instance
 from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from .storage import Warehouse
 from .version import code_version
@@ -147,6 +147,9 @@ def ingest(
         os.environ[progress.ENV] = "1"
     warehouse = Warehouse(warehouse_root)
     instance = open_instance(warehouse_root)
+    released = fail_orphaned_runs(instance)
+    if released:
+        print(f"duocthu: released {len(released)} run(s) left running by a killed process", file=sys.stderr)
     defs = build_definitions(warehouse_root)
     job = defs.resolve_job_def(INGEST_JOB)
 

@@ -18,8 +18,7 @@ Two kills, then a clean run, on one warehouse:
 
 The killed runs also stay STARTED in the Dagster instance, where they count
 against the daemon's run queue (two fill ``max_concurrent_runs: 2``); the
-next ingest should fail them. That needs ``ingest.py`` and is marked xfail
-(strict) until it lands.
+next ingest fails them (instance.fail_orphaned_runs).
 """
 
 from __future__ import annotations
@@ -215,11 +214,5 @@ def test_the_next_run_completes(story: CrashStory):
     print(f"\nleft behind: {len(story.temp_files_left)} temp file(s), {len(story.runs_left_active)} run(s) still active")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="duocthu_assets/ingest.py (backbone) does not yet fail the runs a killed `duocthu ingest` left STARTED; "
-    "two of them fill dagster.yaml's run_queue (max_concurrent_runs: 2) and the daemon never dequeues "
-    "a sensor, schedule or UI run again",
-)
 def test_the_next_run_releases_runs_the_kills_left_started(story: CrashStory):
     assert story.runs_left_active == []
