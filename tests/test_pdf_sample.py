@@ -218,3 +218,15 @@ def test_parsing_is_deterministic():
     again = parse_document(PDF.read_bytes(), Format.PDF, collection_settings(FOLDER))
     assert again.canonical_text == parsed().canonical_text
     assert again.segments == parsed().segments and again.blocks == parsed().blocks
+
+
+def test_the_script_rebuilds_the_committed_sample_byte_for_byte():
+    import importlib.util
+
+    script = FOLDER.parents[2] / "scripts" / "make_sample_formulary.py"
+    spec = importlib.util.spec_from_file_location("make_sample_formulary", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data, gold = module.build()
+    assert data == PDF.read_bytes()
+    assert gold == GOLD
