@@ -32,10 +32,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]  # keep the ONNX layout model out
-import pymupdf  # noqa: E402
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from duocthu_assets.parse.pdf_engine import pymupdf  # noqa: E402  # PyMuPDF without its layout model
 from duocthu_assets.textnorm import ascii_slug  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -300,7 +298,6 @@ class Writer:
             # runs to the foot of the column and continues in the next one
             target = BODY_BOTTOM - header_h - push_rows * ROW_H - 0.5
             assert target >= self.y, f"{block_id}: {target - self.y:.1f} pt too little room to push"
-            print(f"{block_id}: pushed down {target - self.y:.1f} pt", file=sys.stderr)
             self.y = target
         part = 0
         remaining = list(rows)
