@@ -134,10 +134,15 @@ def _style_of(span: dict) -> tuple[float, bool, bool]:
 
 
 def _transform(bbox, matrix) -> BBox:
+    """The box of ``bbox`` after a quarter-turn ``matrix`` (plain arithmetic:
+    a pymupdf.Rect per word costs more than the rest of the word)."""
+    x0, y0, x1, y1 = float(bbox[0]), float(bbox[1]), float(bbox[2]), float(bbox[3])
     if matrix is None:
-        return (float(bbox[0]), float(bbox[1]), float(bbox[2]), float(bbox[3]))
-    r = pymupdf.Rect(bbox) * matrix
-    return (r.x0, r.y0, r.x1, r.y1)
+        return (x0, y0, x1, y1)
+    a, b, c, d, e, f = matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f
+    xs = (a * x0 + c * y0 + e, a * x1 + c * y1 + e)
+    ys = (b * x0 + d * y0 + f, b * x1 + d * y1 + f)
+    return (min(xs), min(ys), max(xs), max(ys))
 
 
 def unrotated_size(page) -> tuple[float, float]:
