@@ -44,6 +44,9 @@ def no_pages_need_ocr(rows: DocumentRows) -> RuleResult:
 
 def document_has_text(rows: DocumentRows) -> RuleResult:
     parsed = rows.parsed or {}
+    if parsed.get("pages_needing_ocr"):
+        # a scan: no_pages_need_ocr says which pages and what to do; one reason, not two
+        return RuleResult(True, message="no text layer on the pages named by no_pages_need_ocr")
     if parsed.get("status") == "ok" and not parsed.get("segment_count") and not parsed.get("block_count"):
         return RuleResult(False, 1, (rows.doc_id,), message="the document yielded no text at all; nothing would be chunked")
     return RuleResult(True, message="the document has text")
