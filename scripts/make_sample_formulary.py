@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from duocthu_assets.parse.pdf_engine import pymupdf  # noqa: E402  # PyMuPDF without its layout model
+from duocthu_assets.parse.formulary import STANDARD_SECTIONS  # noqa: E402
 from duocthu_assets.textnorm import ascii_slug  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -425,24 +426,7 @@ class Writer:
 
 # --- content ------------------------------------------------------------------
 
-STANDARD = [
-    "Tên chung quốc tế",
-    "Mã ATC",
-    "Loại thuốc",
-    "Dạng thuốc và hàm lượng",
-    "Dược lý và cơ chế tác dụng",
-    "Dược động học",
-    "Chỉ định",
-    "Chống chỉ định",
-    "Thận trọng",
-    "Thời kỳ mang thai",
-    "Thời kỳ cho con bú",
-    "Tác dụng không mong muốn (ADR)",
-    "Liều lượng và cách dùng",
-    "Tương tác thuốc",
-    "Độ ổn định và bảo quản",
-    "Quá liều và xử trí",
-]
+STANDARD = list(STANDARD_SECTIONS)  # the vocabulary DESIGN.md fixes, one copy
 
 
 def front_matter(w: Writer) -> None:

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_sample_persian import FIXED_DATE, _fixed_properties, stable_zip  # noqa: E402
+from make_sample_persian import FIXED_DATE, _fixed_properties, stable_zip, write_files  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "data" / "inbox" / "office"
 
@@ -103,18 +103,11 @@ def compensation_xlsx() -> bytes:
 
 
 def write(out_dir: Path = OUT) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files = {
+    return write_files(out_dir, {
         "collection.toml": COLLECTION_TOML.encode("utf-8"),
         "staff_handbook.docx": staff_handbook_docx(),
         "compensation.xlsx": compensation_xlsx(),
-    }
-    written = []
-    for name, data in files.items():
-        path = out_dir / name
-        path.write_bytes(data)
-        written.append(path)
-    return written
+    })
 
 
 if __name__ == "__main__":

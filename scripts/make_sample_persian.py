@@ -191,12 +191,16 @@ def persian_payroll_csv() -> bytes:
 
 
 def write(out_dir: Path = OUT) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files = {
+    return write_files(out_dir, {
         "collection.toml": COLLECTION_TOML.encode("utf-8"),
         "service_contract.docx": persian_contract_docx(),
         "payroll_1402.csv": persian_payroll_csv(),
-    }
+    })
+
+
+def write_files(out_dir: Path, files: dict[str, bytes]) -> list[Path]:
+    """Write each file's bytes under out_dir; returns the paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, data in files.items():
         path = out_dir / name
