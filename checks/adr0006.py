@@ -340,9 +340,16 @@ def descriptor_range_not_attachment_page(rows: DocumentRows) -> RuleResult:
 
 def attachment_without_printed_page(rows: DocumentRows) -> RuleResult:
     """Every attachment carries a printed page. A block on a PDF page that
-    prints no number offends (the ADR wants the printed page a reader can
+    prints no number offends, except in a generic (non-formulary) document
+    none of whose pages prints a number (the ADR wants the printed page a reader can
     turn to); the message lists those physical pages so a reviewer can look."""
     bad = [(c, a) for c, a in attachments(rows) if a.get("printed_page") is None]
+    profile = (rows.raw or {}).get("profile", "")
+    if bad and profile != "formulary" and rows.segments and not any(s.get("printed_page") is not None for s in rows.segments):
+        # A generic document that prints no page number anywhere: the physical
+        # page is the only page a reader has, and the descriptor says so
+        # ("page N of the file"). The formulary prints every page: there it fails.
+        return RuleResult(True, message="the document prints no page numbers; attachments cite the physical page")
     pages = sorted({a.get("physical_page") for _, a in bad if a.get("physical_page") is not None})
     what = "attachments without a printed page"
     if bad:
@@ -376,5 +383,5 @@ ADR0006_RULES: list[Rule] = [
     _rule(7, "attachment_header_row_present", attachment_header_row_present, ("chunks",)),
     _rule(8, "descriptor_with_unverified_columns", descriptor_with_unverified_columns),
     _rule(9, "descriptor_range_not_attachment_page", descriptor_range_not_attachment_page, ("chunks",)),
-    _rule(10, "attachment_without_printed_page", attachment_without_printed_page, ("chunks",)),
+    _rule(10, "attachment_without_printed_page", attachment_without_printed_page, ("chunks", "segments", "raw")),
 ]

@@ -442,7 +442,8 @@ def test_chunk_derived_field_mismatch(doc, field):
 
 
 def test_offending_ids_are_capped_at_twenty_and_counted_in_full():
-    raw = [Segment("s001", SegmentKind.HEADING, "THUỐC", level=1, page_no=1, printed_page=None, bbox=(0, 0, 9, 9))]
+    # page 1 prints a number, so the unnumbered pages 1..25 of the blocks offend
+    raw = [Segment("s001", SegmentKind.HEADING, "THUỐC", level=1, page_no=1, printed_page=1, bbox=(0, 0, 9, 9))]
     blocks = [
         LiftedBlock(f"b{k:02d}", BlockKind.TABLE, BlockShape.SIMPLE_TABLE, k + 1, None, (0, 0, 10, 10), anchor_segment_id="s001")
         for k in range(25)
@@ -453,6 +454,14 @@ def test_offending_ids_are_capped_at_twenty_and_counted_in_full():
     assert len(result.offending_ids) == MAX_LISTED_IDS
     assert result.message.endswith(" …")
     assert result.pages == tuple(range(1, 26))
+
+
+def test_a_generic_document_that_prints_no_page_numbers_cites_physical_pages():
+    raw = [Segment("s001", SegmentKind.HEADING, "REPORT", level=1, page_no=1, printed_page=None, bbox=(0, 0, 9, 9))]
+    blocks = [LiftedBlock("b01", BlockKind.TABLE, BlockShape.SIMPLE_TABLE, 1, None, (0, 0, 10, 10), anchor_segment_id="s001")]
+    doc = stored(build_document(raw, blocks))
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is True and "prints no page numbers" in result.message
 
 
 def test_needle_search_finds_every_occurrence_of_a_long_enough_needle():
