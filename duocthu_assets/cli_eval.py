@@ -23,8 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DEFAULT_WAREHOUSE = "data/warehouse"
-WAREHOUSE_ENV = "DUOCTHU_WAREHOUSE"
+from .cli_args import DEFAULT_WAREHOUSE, WAREHOUSE_ENV, whole_number
+
 
 
 def _ks(value: str) -> tuple[int, ...]:
@@ -36,15 +36,6 @@ def _ks(value: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError("every k must be at least 1")
     return ks
 
-
-def _tolerance(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return n
 
 
 def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -75,7 +66,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--ks", type=_ks, default=(1, 3, 5, 10), metavar="K,K,...", help="cut-offs for recall@k (default 1,3,5,10)")
     parser.add_argument(
         "--tolerance",
-        type=_tolerance,
+        type=whole_number(0),
         default=DEFAULT_TOLERANCE,
         metavar="N",
         help=f"normalized characters a predicted section start may be off by (default {DEFAULT_TOLERANCE})",

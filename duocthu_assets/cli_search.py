@@ -18,18 +18,9 @@ import os
 import sys
 from typing import Any
 
-DEFAULT_WAREHOUSE = "data/warehouse"
-WAREHOUSE_ENV = "DUOCTHU_WAREHOUSE"
+from .cli_args import DEFAULT_WAREHOUSE, WAREHOUSE_ENV, whole_number
 
 
-def _positive(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
 
 
 def add_search_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -43,7 +34,7 @@ def add_search_parser(subparsers: Any) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("query", help="what to look for, in any language the model reads")
-    parser.add_argument("-k", type=_positive, default=5, metavar="N", help="number of hits (default 5)")
+    parser.add_argument("-k", type=whole_number(1), default=5, metavar="N", help="number of hits (default 5)")
     parser.add_argument(
         "--warehouse",
         default=None,

@@ -77,7 +77,7 @@ def test_eval_end_to_end_on_a_generated_docx(tmp_path, capsys):
     assert r["n"] == 3 and r["unanswerable"] == 0
     assert r["recall_at"]["10"] == 1.0  # fewer than 10 chunks: every answer is in the list
     assert 0.0 <= r["recall_at"]["1"] <= r["recall_at"]["3"] <= r["recall_at"]["10"]
-    assert 1 / 3 <= r["mrr"] <= 1.0
+    assert r["mrr"] >= 1 / 3 and r["mrr"] <= 1.0
     assert doc["seconds"] > 0 and doc["tokens_embedded"] > 20 and doc["chunks"] >= 3
     # the documents were staged as symlinks, never copied
     staged = warehouse / "eval" / "handbook" / "runs" / "baseline" / "inbox" / "handbook" / "huong_dan.docx"
