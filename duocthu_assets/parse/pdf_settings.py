@@ -7,9 +7,10 @@ size) or ``_frac`` (a fraction of a page or region dimension).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
+
+from ..settings import resolve_config
 
 # --- page furniture -------------------------------------------------------
 FURNITURE_BAND_FRAC = 0.15  # running headers/footers live in the top/bottom 15% of the page
@@ -137,14 +138,4 @@ class PdfSettings:
 
 
 def resolve_pdf_settings(value: "PdfSettings | dict[str, Any] | None" = None) -> PdfSettings:
-    if value is None:
-        return PdfSettings()
-    if isinstance(value, PdfSettings):
-        return value
-    if isinstance(value, dict):
-        known = {f.name for f in dataclasses.fields(PdfSettings)}
-        unknown = sorted(set(value) - known)
-        if unknown:
-            raise ValueError(f"unknown PDF settings: {', '.join(unknown)}")
-        return PdfSettings(**value)
-    raise TypeError(f"cannot resolve PDF settings from {type(value).__name__}")
+    return resolve_config(PdfSettings, value, "PDF settings")
