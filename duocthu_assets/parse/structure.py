@@ -69,7 +69,14 @@ def place_blocks(blocks: list[LiftedBlock], segments: list[Segment]) -> list[Lif
     for block in blocks:
         anchor = by_id.get(block.anchor_segment_id)
         if anchor is None:
-            placed.append(dataclasses.replace(block, entry_id=DOCUMENT_ENTRY_ID, section_key=BODY_SECTION_KEY))
+            # before any segment: the same document-level section assign_sections
+            # gives text before the first heading (index 0, no titles)
+            placed.append(
+                dataclasses.replace(
+                    block, entry_id=DOCUMENT_ENTRY_ID, entry_title="", section_key=BODY_SECTION_KEY,
+                    section_title="", section_index=0, headings=(),
+                )
+            )
             continue
         placed.append(
             dataclasses.replace(
