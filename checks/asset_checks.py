@@ -15,9 +15,9 @@ from typing import Iterable
 
 import dagster as dg
 
-from duocthu_assets.assets.partitions import documents, first_row
+from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
-from duocthu_assets.storage import Warehouse
+from duocthu_assets.storage import Warehouse, first_row
 
 from .rules import DocumentRows, Rule
 

@@ -38,7 +38,7 @@ from .gates import passing_documents
 from .inbox import Registry, discover, needs_build, register_files
 from .instance import fail_orphaned_runs, open_instance
 from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
-from .storage import Warehouse
+from .storage import Warehouse, first_row
 from .version import code_version
 
 INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings")
@@ -215,8 +215,8 @@ def summarize(
     summaries = []
     for doc_id in doc_ids:
         record = registry.records[doc_id]
-        raw = _first(warehouse.read_table("raw_documents", doc_id))
-        parsed = _first(warehouse.read_table("parsed_documents", doc_id))
+        raw = first_row(warehouse.read_table("raw_documents", doc_id))
+        parsed = first_row(warehouse.read_table("parsed_documents", doc_id))
         summary = DocumentSummary(doc_id=doc_id, source=record.source_name, status="ok", rebuilt=doc_id in rebuilt)
         if raw:
             summary.format, summary.pages = raw["format"], raw["page_count"]
@@ -250,10 +250,6 @@ def summarize(
             summary.chunks = summary.chunks if summary.status == "blocked" else 0
         summaries.append(summary)
     return summaries
-
-
-def _first(table):
-    return None if table is None or table.num_rows == 0 else table.slice(0, 1).to_pylist()[0]
 
 
 def print_summary(result: IngestResult, out: TextIO) -> None:

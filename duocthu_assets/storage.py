@@ -204,6 +204,13 @@ def table_from_rows(asset: str, rows: Iterable[Mapping[str, Any]], schema: pa.Sc
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+def first_row(table: pa.Table | None) -> dict[str, Any] | None:
+    """The first row of a one-row-per-document table, or None."""
+    if table is None or table.num_rows == 0:
+        return None
+    return table.slice(0, 1).to_pylist()[0]
+
+
 def empty_table(asset: str) -> pa.Table:
     return SCHEMAS[asset].empty_table()
 

@@ -8,9 +8,9 @@ from .. import progress
 from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import crop_rows
-from ..storage import table_from_rows
+from ..storage import first_row, table_from_rows
 from ..version import code_version
-from .partitions import documents, first_row, one_run_per_batch, rows, settings_for
+from .partitions import documents, one_run_per_batch, rows, settings_for
 
 
 @dg.asset(

@@ -10,7 +10,8 @@ from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import ParseJob, parse_many, parsed_tables
 from ..version import code_version
-from .partitions import documents, first_row, one_run_per_batch, settings_for
+from ..storage import first_row
+from .partitions import documents, one_run_per_batch, settings_for
 
 PARSE_WORKERS = 2
 

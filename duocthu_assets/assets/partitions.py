@@ -8,7 +8,6 @@ import pyarrow as pa
 
 from ..inbox import Registry
 from ..settings import Settings
-from ..storage import Warehouse
 
 documents = dg.DynamicPartitionsDefinition(name="documents")
 """Partition key = doc_id (see inbox.doc_id_for)."""
@@ -22,16 +21,7 @@ def settings_for(registry: Registry, doc_id: str) -> Settings:
     return record.resolved_settings() if record else Settings()
 
 
-def first_row(table: pa.Table | None) -> dict | None:
-    if table is None or table.num_rows == 0:
-        return None
-    return table.slice(0, 1).to_pylist()[0]
-
-
 def rows(tables: dict[str, pa.Table], doc_id: str) -> list[dict]:
     table = tables.get(doc_id)
     return [] if table is None else table.to_pylist()
 
-
-def warehouse_of(resource) -> Warehouse:
-    return resource.get()

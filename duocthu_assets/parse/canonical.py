@@ -33,7 +33,3 @@ def assemble(segments: list[Segment]) -> tuple[str, list[Segment]]:
         placed.append(dataclasses.replace(segment, offset=start, length=len(segment.text)))
         cursor = start + len(segment.text)
     return "".join(parts), placed
-
-
-def span_text(canonical: str, offset: int, length: int) -> str:
-    return canonical[offset : offset + length]
