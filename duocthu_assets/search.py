@@ -21,7 +21,6 @@ Nothing here imports Dagster.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 from collections import Counter
@@ -37,7 +36,7 @@ from upath import UPath
 
 from .embed.base import Embedder
 from .model import SCHEMA_VERSION, ChunkKind
-from .storage import SCHEMAS, SchemaVersionError, Warehouse, check_schema_version
+from .storage import SCHEMAS, SchemaVersionError, Warehouse, check_schema_version, parquet_from_bytes
 
 INDEX_ASSET = "search_index"
 ANSWER_SCHEMA = "duocthu.search/1"
@@ -102,7 +101,7 @@ def _read(warehouse: Warehouse, asset: str, doc_id: str) -> tuple[pa.Table | Non
     if not path.exists():
         return None, "missing"
     data = path.read_bytes()
-    table = pq.read_table(io.BytesIO(data))
+    table = parquet_from_bytes(data)
     check_schema_version(table, path)
     return table, hashlib.sha256(data).hexdigest()
 
@@ -375,7 +374,7 @@ def search(warehouse: Warehouse, query: str, k: int = 5, embedder: Embedder | No
             source = "read_parquet(?)"
             params: list[Any] = [str(path)]
         else:
-            con.register("search_index_rows", pq.read_table(io.BytesIO(path.read_bytes())))
+            con.register("search_index_rows", parquet_from_bytes(path.read_bytes()))
             source = "search_index_rows"
             params = []
         sql = f"""

@@ -19,7 +19,9 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import threading
 import uuid
+from collections import OrderedDict
 from typing import Any, BinaryIO, Iterable, Mapping
 
 import pyarrow as pa
@@ -215,6 +217,52 @@ def empty_table(asset: str) -> pa.Table:
     return SCHEMAS[asset].empty_table()
 
 
+class DecodedTables:
+    """The tables of local Parquet files this process already decoded, keyed
+    by the file's identity (path, device, inode, mtime and ctime in ns, size): a file is only
+    ever replaced by a rename, which gives a new inode, so a changed file is
+    never answered from here. In one run a file is read by the next stage and
+    by every check on it; this decodes it once. Bounded by total table bytes,
+    least recently used first out."""
+
+    def __init__(self, max_bytes: int = 256 << 20):
+        self.max_bytes = max_bytes
+        self._tables: OrderedDict[tuple, pa.Table] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> pa.Table | None:
+        with self._lock:
+            table = self._tables.get(key)
+            if table is not None:
+                self._tables.move_to_end(key)
+            return table
+
+    def put(self, key: tuple, table: pa.Table) -> None:
+        size = table.nbytes
+        if size > self.max_bytes // 4:
+            return
+        with self._lock:
+            if key in self._tables:
+                return
+            self._tables[key] = table
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, dropped = self._tables.popitem(last=False)
+                self._bytes -= dropped.nbytes
+
+
+DECODED = DecodedTables()
+
+
+def parquet_from_bytes(data: bytes) -> pa.Table:
+    """A whole Parquet file held in memory, as a table. ``ParquetFile.read``
+    on one thread: for the small per-document files of this warehouse it is
+    about twice as fast as ``pq.read_table``, which sets up a dataset scan
+    (0.56 vs 1.2 ms measured), and it gives the same table and metadata."""
+    return pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False)
+
+
 class Warehouse:
     """Paths and atomic Parquet I/O under one root (any UPath)."""
 
@@ -270,10 +318,27 @@ class Warehouse:
 
     def read_table(self, asset: str, doc_id: str | None = None) -> pa.Table | None:
         target = self.asset_path(asset, doc_id)
+        if self.is_local:
+            return self._read_local_table(target)
         if not target.exists():
             return None
-        table = pq.read_table(io.BytesIO(target.read_bytes()))
+        table = parquet_from_bytes(target.read_bytes())
         check_schema_version(table, target)
+        return table
+
+    def _read_local_table(self, target: UPath) -> pa.Table | None:
+        path = target.path
+        try:
+            with open(path, "rb") as fh:
+                stat = os.fstat(fh.fileno())
+                key = (path, stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+                table = DECODED.get(key)
+                if table is None:
+                    table = parquet_from_bytes(fh.read())
+                    check_schema_version(table, target)
+                    DECODED.put(key, table)
+        except FileNotFoundError:
+            return None
         return table
 
     def remove(self, asset: str, doc_id: str) -> bool:

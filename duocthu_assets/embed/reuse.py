@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..model import SCHEMA_VERSION
-from ..storage import SCHEMA_VERSION_KEY, TMP_SUFFIX, Warehouse, embeddings_schema, table_from_rows
+from ..storage import SCHEMA_VERSION_KEY, TMP_SUFFIX, Warehouse, embeddings_schema, parquet_from_bytes, table_from_rows
 from .base import Embedder, EmbeddingError
 
 CACHE_DIR = "embedding_cache"
@@ -155,7 +155,7 @@ class VectorCache:
             return len(new)
 
     def _read_shard(self, name: str) -> tuple[list[str], np.ndarray]:
-        table = pq.read_table(io.BytesIO(self.folder.joinpath(name).read_bytes()))
+        table = parquet_from_bytes(self.folder.joinpath(name).read_bytes())
         meta = table.schema.metadata or {}
         model_id = meta.get(MODEL_ID_KEY, b"").decode("utf-8")
         if model_id != self.model_id:
