@@ -3,13 +3,14 @@ shared by `duocthu ingest` and `make ui`, so the UI shows the CLI's runs."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import dagster as dg
 
-DAGSTER_YAML = """\
-# written by duocthu: a local instance inside the warehouse
+MARKER = "# written by duocthu"
+DAGSTER_YAML = MARKER + """: a local instance inside the warehouse
 telemetry:
   enabled: false
 nux:
@@ -21,7 +22,18 @@ nux:
 run_queue:
   max_concurrent_runs: 2
   dequeue_interval_seconds: 2
+# Dagster's SQLite event log (same files, same tables) with its connections
+# kept between events: see duocthu_assets/event_log.py.
+event_log_storage:
+  module: duocthu_assets.event_log
+  class: PooledSqliteEventLogStorage
+  config:
+    base_dir: {event_log_dir}
 """
+
+
+def dagster_yaml(home: Path) -> str:
+    return DAGSTER_YAML.format(event_log_dir=json.dumps(str(home.absolute() / "history" / "runs")))
 
 
 def dagster_home_for(warehouse_root: str) -> Path:
@@ -33,8 +45,11 @@ def dagster_home_for(warehouse_root: str) -> Path:
 def ensure_dagster_home(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     config = path / "dagster.yaml"
-    if not config.exists():
-        config.write_text(DAGSTER_YAML)
+    wanted = dagster_yaml(path)
+    # ours is kept current (the warehouse may have moved, or an older duocthu
+    # wrote it); one someone wrote by hand is left alone
+    if not config.exists() or (config.read_text().startswith(MARKER) and config.read_text() != wanted):
+        config.write_text(wanted)
     return path
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.definitions import MAX_CONCURRENT_ENV, build_definitions
-from duocthu_assets.instance import DAGSTER_YAML, dagster_home_for, ensure_dagster_home
+from duocthu_assets.instance import dagster_home_for, dagster_yaml, ensure_dagster_home
 from duocthu_assets.model import SCHEMA_VERSION
 from duocthu_assets.resources import ParquetWarehouseIOManager
 from duocthu_assets.storage import SCHEMA_VERSION_KEY, Warehouse, table_from_rows
@@ -120,8 +120,9 @@ def test_multiprocess_executor_limit_comes_from_the_environment(monkeypatch):
 def test_dagster_home_lives_in_the_warehouse_and_queues_runs(tmp_path: Path):
     home = ensure_dagster_home(dagster_home_for(str(tmp_path / "warehouse")))
     assert home == tmp_path / "warehouse" / "dagster_home"
-    assert (home / "dagster.yaml").read_text() == DAGSTER_YAML
+    assert (home / "dagster.yaml").read_text() == dagster_yaml(home)
     with dg.DagsterInstance.from_config(str(home)) as instance:
+        assert type(instance.event_log_storage).__name__ == "PooledSqliteEventLogStorage"
         coordinator = instance.run_coordinator
         assert type(coordinator).__name__ == "QueuedRunCoordinator"
         assert coordinator.get_run_queue_config().max_concurrent_runs == 2
