@@ -4,6 +4,13 @@ A parser that spins on a hostile PDF, or crashes the interpreter, ends its own
 document (``TimedOut`` / ``Crashed``) and never the others. Up to ``workers``
 children run at once (both cores on this machine). Children are forked, so
 nothing is re-imported; results come back pickled over a pipe.
+
+A child serves up to ``jobs_per_child`` documents one after another (the
+parent hands it the next one when it reports the last), so a batch of small
+files does not pay a fork per file. The time limit still runs per document,
+from the moment it was handed over; a child that overruns it is killed, a
+child that dies takes only the document it was on, and a fresh child carries
+on with the rest.
 """
 
 from __future__ import annotations
@@ -28,13 +35,24 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _child(conn: Connection, fn: Callable[..., Any], args: tuple) -> None:
+def _serve(conn: Connection, fn: Callable[..., Any], jobs: list[tuple[str, tuple]]) -> None:
+    """In the child: run the jobs whose indexes arrive, answer each in turn."""
     try:
-        result: tuple[str, Any] = ("ok", fn(*args))
-    except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
-        result = ("exception", _picklable(exc))
-    try:
-        conn.send_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        while True:
+            index = conn.recv()
+            if index is None:
+                break
+            try:
+                result: tuple[str, Any] = ("ok", fn(*jobs[index][1]))
+            except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
+                result = ("exception", _picklable(exc))
+            try:
+                payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:  # noqa: BLE001 - an unpicklable value is this job's error
+                payload = pickle.dumps(("exception", _picklable(RuntimeError(f"result could not be sent: {exc}"))))
+            conn.send_bytes(payload)
+    except (EOFError, OSError):
+        pass
     finally:
         conn.close()
         os._exit(0)
@@ -57,60 +75,110 @@ def _picklable(exc: BaseException) -> BaseException:
         return RuntimeError(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
 
 
+@dataclass
+class _Child:
+    process: Any
+    conn: Connection
+    served: int = 0
+    index: int | None = None  # the job it is on
+    started: float = 0.0
+
+
+def _crash_error(process: Any) -> RuntimeError:
+    return RuntimeError(
+        f"the parser process died ({_exit_description(process.exitcode)}): this file crashes the parser — its "
+        "bytes are kept under sources/; report it with the file"
+    )
+
+
+def _timeout_error(timeout_s: float) -> TimeoutError:
+    return TimeoutError(
+        f"parsing took longer than the {timeout_s:g} s limit and was stopped — a malformed file can make a parser "
+        "spin; if this one is just large, raise parse_timeout_s in its collection.toml"
+    )
+
+
 def run_isolated(
     fn: Callable[..., Any],
     jobs: Iterable[tuple[str, tuple]],
-    timeout_s: float,
+    timeout_s: float | None,
     workers: int = 2,
+    daemon: bool = True,
+    jobs_per_child: int = 1,
 ) -> dict[str, Outcome]:
-    """Run ``fn(*args)`` for each ``(key, args)`` in its own forked child."""
+    """Run ``fn(*args)`` for each ``(key, args)`` in forked children, each job
+    within ``timeout_s`` (``None``: no limit). A child serves up to
+    ``jobs_per_child`` jobs. A child that starts children of its own must not
+    be a daemon (``daemon=False``)."""
     ctx = multiprocessing.get_context("fork")
-    pending = list(jobs)
-    running: dict[Connection, tuple[str, Any, float]] = {}
+    job_list = list(jobs)
+    pending = list(range(len(job_list)))
+    children: list[_Child] = []
     outcomes: dict[str, Outcome] = {}
-    while pending or running:
-        while pending and len(running) < max(1, workers):
-            key, args = pending.pop(0)
-            parent, child = ctx.Pipe(duplex=False)
-            process = ctx.Process(target=_child, args=(child, fn, args), daemon=True)
-            process.start()
-            child.close()
-            running[parent] = (key, process, time.monotonic())
-        now = time.monotonic()
-        soonest = min(start + timeout_s for _, _, start in running.values())
-        ready = wait(list(running), timeout=max(0.0, soonest - now))
-        for conn in ready:
-            key, process, start = running.pop(conn)
-            elapsed = time.monotonic() - start
+
+    def start_child() -> _Child:
+        parent, child = ctx.Pipe(duplex=True)
+        process = ctx.Process(target=_serve, args=(child, fn, job_list), daemon=daemon)
+        process.start()
+        child.close()
+        return _Child(process, parent)
+
+    def retire(child: _Child, kill: bool = False) -> None:
+        if kill:
+            child.process.kill()
+        else:
             try:
-                status, value = pickle.loads(conn.recv_bytes())
+                child.conn.send(None)
+            except OSError:
+                pass
+        child.process.join(5)
+        child.conn.close()
+        children.remove(child)
+
+    def hand_over(child: _Child) -> None:
+        child.index = pending.pop(0)
+        child.started = time.monotonic()
+        child.served += 1
+        child.conn.send(child.index)
+
+    while pending or any(c.index is not None for c in children):
+        # give every idle child a job, retire the worn-out, start new ones
+        for child in [c for c in children if c.index is None]:
+            if pending and child.served < jobs_per_child:
+                hand_over(child)
+            else:
+                retire(child)
+        while pending and len(children) < max(1, workers):
+            child = start_child()
+            children.append(child)
+            hand_over(child)
+        busy = [c for c in children if c.index is not None]
+        now = time.monotonic()
+        if timeout_s is None:
+            ready = wait([c.conn for c in busy])
+        else:
+            soonest = min(c.started + timeout_s for c in busy)
+            ready = wait([c.conn for c in busy], timeout=max(0.0, soonest - now))
+        for child in [c for c in busy if c.conn in ready]:
+            key = job_list[child.index][0]
+            elapsed = time.monotonic() - child.started
+            child.index = None
+            try:
+                status, value = pickle.loads(child.conn.recv_bytes())
             except (EOFError, OSError):
-                process.join(5)
-                outcomes[key] = Outcome(
-                    key, error=RuntimeError(f"the parser process died ({_exit_description(process.exitcode)}): this file "
-                                            "crashes the parser — its bytes are kept under sources/; report it with the file"),
-                    error_kind="crash", seconds=elapsed,
-                )
+                retire(child, kill=True)
+                outcomes[key] = Outcome(key, error=_crash_error(child.process), error_kind="crash", seconds=elapsed)
                 continue
-            finally:
-                conn.close()
-            process.join(5)
             if status == "ok":
                 outcomes[key] = Outcome(key, value=value, seconds=elapsed)
             else:
                 outcomes[key] = Outcome(key, error=value, error_kind="exception", seconds=elapsed)
         now = time.monotonic()
-        for conn, (key, process, start) in list(running.items()):
-            if now - start >= timeout_s:
-                process.kill()
-                process.join(5)
-                conn.close()
-                del running[conn]
-                outcomes[key] = Outcome(
-                    key, error=TimeoutError(
-                        f"parsing took longer than the {timeout_s:g} s limit and was stopped — a malformed file can make "
-                        "a parser spin; if this one is just large, raise parse_timeout_s in its collection.toml"
-                    ),
-                    error_kind="timeout", seconds=now - start,
-                )
+        for child in [c for c in children if c.index is not None]:
+            if timeout_s is not None and now - child.started >= timeout_s:
+                key = job_list[child.index][0]
+                retire(child, kill=True)
+                outcomes[key] = Outcome(key, error=_timeout_error(timeout_s), error_kind="timeout", seconds=now - child.started)
+    for child in list(children):
+        retire(child)
     return outcomes

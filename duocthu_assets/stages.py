@@ -33,6 +33,9 @@ def _parse_stored(job: ParseJob) -> ParsedDocument:
     return parse_document(data, Format(job.fmt), job.settings)
 
 
+PARSE_JOBS_PER_CHILD = 16  # then a fresh child: whatever a parser kept in memory goes with it
+
+
 def parse_many(jobs: list[ParseJob], workers: int = 2) -> dict[str, Outcome]:
     """Parse documents in child processes (both cores), each within its own
     settings' time limit; one document's crash or hang ends only itself."""
@@ -41,7 +44,7 @@ def parse_many(jobs: list[ParseJob], workers: int = 2) -> dict[str, Outcome]:
     for job in jobs:
         by_timeout.setdefault(job.settings.parse_timeout_s, []).append(job)
     for timeout, group in by_timeout.items():
-        outcomes.update(run_isolated(_parse_stored, [(j.doc_id, (j,)) for j in group], timeout, workers))
+        outcomes.update(run_isolated(_parse_stored, [(j.doc_id, (j,)) for j in group], timeout, workers, jobs_per_child=PARSE_JOBS_PER_CHILD))
     return outcomes
 
 

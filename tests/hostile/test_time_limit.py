@@ -63,6 +63,29 @@ def test_run_isolated_ends_a_spinning_and_a_crashing_child_only():
     assert elapsed < 6, f"the spinning child was not stopped at its limit ({elapsed:.1f} s)"
 
 
+def _pid_or_fail(kind: str) -> int:
+    {"spin": _spin, "crash": _segfault, "raise": _raise}.get(kind, lambda: None)()
+    return os.getpid()
+
+
+def test_a_reused_child_loses_only_the_job_it_was_on():
+    kinds = ["ok", "ok", "crash", "ok", "ok", "spin", "ok", "raise", "ok", "ok"]
+    outcomes = run_isolated(
+        _pid_or_fail, [(f"{i}-{kind}", (kind,)) for i, kind in enumerate(kinds)], timeout_s=1.0, workers=1, jobs_per_child=3
+    )
+    assert set(outcomes) == {f"{i}-{kind}" for i, kind in enumerate(kinds)}
+    assert outcomes["2-crash"].error_kind == "crash" and "SIGSEGV" in str(outcomes["2-crash"].error)
+    assert outcomes["5-spin"].error_kind == "timeout"
+    assert outcomes["7-raise"].error_kind == "exception" and isinstance(outcomes["7-raise"].error, ValueError)
+    pids = [outcomes[f"{i}-ok"].value for i, kind in enumerate(kinds) if kind == "ok"]
+    assert all(isinstance(p, int) and p != os.getpid() for p in pids)
+    served = {p: pids.count(p) for p in pids}
+    assert max(served.values()) > 1, "each child served one job only"
+    assert max(served.values()) <= 3, "a child served more than jobs_per_child"
+    # a crash and a timeout each end their child: the next job gets a fresh one
+    assert outcomes["1-ok"].value != outcomes["3-ok"].value and outcomes["4-ok"].value != outcomes["6-ok"].value
+
+
 _REAL_PARSE = stages._parse_stored
 
 
