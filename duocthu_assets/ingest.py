@@ -16,6 +16,14 @@ then skips the downstream step for *every* document of that run. So:
 A batch with no failures is one run; each failing stage adds at most one run
 per range. The index is rebuilt once at the end, from the documents whose
 checks all passed.
+
+Both cores: a range of at least ``SPLIT_AT`` documents is cut into one part
+per worker process (``DUOCTHU_INGEST_WORKERS``, default 2), each part a run of
+the stages before embedding, in a forked process of its own; the embeddings
+of the whole range then follow in one run in this process (the next round of
+the loop above). Embedding stays in one process because the engine spreads
+itself over both cores already, and because one writer keeps the vector
+cache's shard files the same from one ingest to the next.
 """
 
 from __future__ import annotations
@@ -37,12 +45,16 @@ from .definitions import build_definitions
 from .gates import passing_documents
 from .inbox import Registry, discover, needs_build, register_files
 from .instance import fail_orphaned_runs, open_instance
+from .isolation import run_isolated
 from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from .storage import Warehouse, first_row
 from .version import code_version
 
 INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings")
 MAX_ROUNDS = 12
+EMBEDDING_ASSET = "embeddings"
+WORKERS_ENV = "DUOCTHU_INGEST_WORKERS"
+SPLIT_AT = 40  # documents; a smaller range is not worth a process (its run costs ~1 s to set up)
 # Dagster's console logger would print a stack trace for every blocked
 # document; the summary says it better. The UI keeps the full event log.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
@@ -86,10 +98,53 @@ class IngestResult:
 
 @dataclass
 class _RunOutcome:
-    materialized: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # doc -> assets
-    failed_checks: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # doc -> check -> msg
+    materialized: dict[str, set[str]] = field(default_factory=dict)  # doc -> assets
+    failed_checks: dict[str, dict[str, str]] = field(default_factory=dict)  # doc -> check -> msg
     embedding_stats: dict[str, dict[str, int]] = field(default_factory=dict)
     error: str = ""
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    keys: tuple[str, ...]
+    assets: frozenset[str]
+
+    @property
+    def embeds(self) -> bool:
+        return EMBEDDING_ASSET in self.assets
+
+
+def ingest_workers() -> int:
+    configured = os.environ.get(WORKERS_ENV, "").strip()
+    return max(1, int(configured)) if configured else max(1, min(2, os.cpu_count() or 1))
+
+
+def split_evenly(keys: list[str], parts: int) -> list[list[str]]:
+    size, extra = divmod(len(keys), parts)
+    out, start = [], 0
+    for i in range(parts):
+        end = start + size + (1 if i < extra else 0)
+        out.append(keys[start:end])
+        start = end
+    return [part for part in out if part]
+
+
+def plan_runs(remaining: dict[str, frozenset[str]], order: list[str], workers: int) -> list[PlannedRun]:
+    """This round's runs: documents needing the same assets, in contiguous
+    ranges; a large range that still has stages before embedding is split
+    into one part per worker, without its embeddings (they follow next round)."""
+    groups: dict[frozenset[str], list[str]] = defaultdict(list)
+    for doc, assets in remaining.items():
+        groups[assets].append(doc)
+    planned = []
+    for assets, docs in groups.items():
+        for keys in contiguous_ranges(docs, order):
+            before_embedding = assets - {EMBEDDING_ASSET}
+            if workers > 1 and len(keys) >= SPLIT_AT and before_embedding:
+                planned += [PlannedRun(tuple(part), before_embedding) for part in split_evenly(keys, workers)]
+            else:
+                planned.append(PlannedRun(tuple(keys), assets))
+    return planned
 
 
 def contiguous_ranges(keys: Iterable[str], order: list[str]) -> list[list[str]]:
@@ -121,18 +176,55 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, keys: list[str
     outcome = _RunOutcome()
     for event in result.get_asset_materialization_events():
         materialization = event.event_specific_data.materialization
-        outcome.materialized[materialization.partition].add(materialization.asset_key.path[-1])
+        outcome.materialized.setdefault(materialization.partition, set()).add(materialization.asset_key.path[-1])
         stats = materialization.metadata.get("embedding_stats")
         if stats is not None:
             outcome.embedding_stats.update(stats.value)
     for evaluation in result.get_asset_check_evaluations():
         if not evaluation.passed and evaluation.partition:
             message = evaluation.metadata.get("message")
-            outcome.failed_checks[evaluation.partition][evaluation.check_name] = message.value if message else ""
+            outcome.failed_checks.setdefault(evaluation.partition, {})[evaluation.check_name] = message.value if message else ""
     if not result.success and not outcome.failed_checks:
         failures = [e for e in result.all_events if e.is_step_failure]
         outcome.error = failures[0].event_specific_data.error.message.strip() if failures else "run failed"
     return outcome
+
+
+def _execute_in_worker(job: dg.JobDefinition, warehouse_root: str, run: PlannedRun) -> _RunOutcome:
+    """In a forked worker: its own instance (own connections), the same job."""
+    instance = open_instance(warehouse_root)
+    try:
+        return _execute(job, instance, list(run.keys), set(run.assets))
+    finally:
+        instance.dispose()
+
+
+def execute_round(
+    job: dg.JobDefinition, instance: dg.DagsterInstance, warehouse_root: str, planned: list[PlannedRun], workers: int
+) -> list[tuple[PlannedRun, _RunOutcome]]:
+    """Runs without embeddings in parallel worker processes when there are
+    several; the rest (and a lone run) here, one after another."""
+    parallel = [r for r in planned if not r.embeds] if workers > 1 and len(planned) > 1 else []
+    done: list[tuple[PlannedRun, _RunOutcome]] = []
+    if len(parallel) > 1:
+        outcomes = run_isolated(
+            _execute_in_worker,
+            [(str(i), (job, warehouse_root, run)) for i, run in enumerate(parallel)],
+            timeout_s=None, workers=workers, daemon=False,  # a run forks its parsers
+        )
+        for i, run in enumerate(parallel):
+            outcome = outcomes[str(i)]
+            if outcome.error is None:
+                done.append((run, outcome.value))
+            else:
+                why = "the worker process died" if outcome.error_kind == "crash" else f"{type(outcome.error).__name__}: {outcome.error}"
+                done.append((run, _RunOutcome(error=f"ingest worker failed: {why}")))
+    else:
+        parallel = []
+    for run in planned:
+        if run not in parallel:
+            done.append((run, _execute(job, instance, list(run.keys), set(run.assets))))
+    return done
 
 
 def ingest(
@@ -171,24 +263,24 @@ def ingest(
     run_errors: dict[str, str] = {}
     embedding_stats: dict[str, dict[str, int]] = {}
     runs = 0
+    workers = ingest_workers()
     for _ in range(MAX_ROUNDS):
-        groups: dict[frozenset[str], list[str]] = defaultdict(list)
-        for doc, assets in remaining.items():
-            if assets and doc not in stopped and doc not in run_errors:
-                groups[frozenset(assets)].append(doc)
-        if not groups:
+        wanted = {
+            doc: frozenset(assets)
+            for doc, assets in remaining.items()
+            if assets and doc not in stopped and doc not in run_errors
+        }
+        if not wanted:
             break
-        for assets, docs in groups.items():
-            for keys in contiguous_ranges(docs, order):
-                outcome = _execute(job, instance, keys, set(assets))
-                runs += 1
-                embedding_stats.update(outcome.embedding_stats)
-                for doc in keys:
-                    remaining[doc] -= outcome.materialized.get(doc, set())
-                    if outcome.failed_checks.get(doc):
-                        stopped[doc] = outcome.failed_checks[doc]
-                    elif remaining[doc] and not outcome.materialized.get(doc) and not outcome.failed_checks:
-                        run_errors[doc] = outcome.error or "the run made no progress for this document"
+        for run, outcome in execute_round(job, instance, warehouse_root, plan_runs(wanted, order, workers), workers):
+            runs += 1
+            embedding_stats.update(outcome.embedding_stats)
+            for doc in run.keys:
+                remaining[doc] -= outcome.materialized.get(doc, set())
+                if outcome.failed_checks.get(doc):
+                    stopped[doc] = outcome.failed_checks[doc]
+                elif remaining[doc] & run.assets and not outcome.materialized.get(doc) and not outcome.failed_checks:
+                    run_errors[doc] = outcome.error or "the run made no progress for this document"
 
     if todo:
         defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=QUIET)

@@ -1,0 +1,194 @@
+"""`duocthu ingest` over many documents: how runs are planned, the parallel
+worker processes, and the pooled event log storage behind them.
+
+The fixed cost per document (issue 2) is paid down by running a large range
+as one part per worker process and by keeping the event log's connections
+open; neither may change what a document gets or what the instance records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+
+from duocthu_assets.cli import main
+from duocthu_assets.ingest import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, plan_runs, split_evenly
+from duocthu_assets.instance import dagster_home_for, open_instance
+from duocthu_assets.storage import Warehouse
+
+from .docgen import make_scanned_pdf
+
+PRE_EMBEDDING = frozenset({"raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks"})
+ALL = PRE_EMBEDDING | {EMBEDDING_ASSET}
+
+
+# -- planning (pure) ---------------------------------------------------------
+def test_split_evenly_keeps_order_and_every_key():
+    keys = [f"d{i:02d}" for i in range(7)]
+    parts = split_evenly(keys, 3)
+    assert parts == [["d00", "d01", "d02"], ["d03", "d04"], ["d05", "d06"]]
+    assert split_evenly(["a"], 4) == [["a"]]
+
+
+def test_large_range_is_split_per_worker_and_embeds_later():
+    order = [f"d{i:03d}" for i in range(SPLIT_AT + 2)]
+    runs = plan_runs({doc: ALL for doc in order}, order, workers=2)
+    assert [len(r.keys) for r in runs] == [SPLIT_AT // 2 + 1, SPLIT_AT // 2 + 1]
+    assert all(r.assets == PRE_EMBEDDING and not r.embeds for r in runs)
+    assert sum((list(r.keys) for r in runs), []) == order
+
+    # next round: only embeddings are left, one run over the whole range, here
+    assert plan_runs({doc: frozenset({EMBEDDING_ASSET}) for doc in order}, order, workers=2) == [
+        PlannedRun(tuple(order), frozenset({EMBEDDING_ASSET}))
+    ]
+
+
+def test_small_range_or_one_worker_is_one_run_with_embeddings():
+    order = [f"d{i:03d}" for i in range(SPLIT_AT + 2)]
+    assert plan_runs({doc: ALL for doc in order}, order, workers=1) == [PlannedRun(tuple(order), ALL)]
+    few = order[: SPLIT_AT - 1]
+    assert plan_runs({doc: ALL for doc in few}, order, workers=2) == [PlannedRun(tuple(few), ALL)]
+
+
+def test_documents_needing_different_assets_are_planned_apart():
+    order = ["a", "b", "c", "d"]
+    remaining = {"a": ALL, "b": frozenset({EMBEDDING_ASSET}), "c": ALL, "d": ALL}
+    runs = plan_runs(remaining, order, workers=2)
+    assert sorted((r.keys, r.assets == ALL) for r in runs) == [(("a",), True), (("b",), False), (("c", "d"), True)]
+
+
+# -- the decoded-table cache -------------------------------------------------
+def test_a_replaced_parquet_file_is_never_answered_from_the_cache(tmp_path: Path):
+    warehouse = Warehouse(str(tmp_path))
+    warehouse.write_table("notes", pa.table({"text": ["trước"]}), "a.csv")
+    assert warehouse.read_table("notes", "a.csv").column("text").to_pylist() == ["trước"]
+    assert warehouse.read_table("notes", "a.csv").column("text").to_pylist() == ["trước"]  # decoded once, kept
+    warehouse.write_table("notes", pa.table({"text": ["sau"]}), "a.csv")  # replaced by a rename
+    assert warehouse.read_table("notes", "a.csv").column("text").to_pylist() == ["sau"]
+    warehouse.asset_path("notes", "a.csv").unlink()
+    assert warehouse.read_table("notes", "a.csv") is None
+
+
+# -- end to end --------------------------------------------------------------
+def _outputs(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "dagster_home" not in p.parts and p.name != "registry.json"
+    }
+
+
+def _many_documents(box: Path, n: int) -> None:
+    box.mkdir(parents=True)
+    for i in range(n):
+        (box / f"doc_{i:03d}.csv").write_text(f"ten_thuoc,ham_luong\nThuoc {i},{i * 25} mg\nThuoc {i + 1},{i * 50} mg\n")
+    make_scanned_pdf(box / "doc_010_scan.pdf", pages=1)
+
+
+@pytest.mark.slow
+def test_parallel_ingest_keeps_isolation_and_matches_one_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    box = tmp_path / "inbox"
+    _many_documents(box, SPLIT_AT + 4)
+    outputs, reports = {}, {}
+    for workers in ("2", "1"):
+        monkeypatch.setenv(WORKERS_ENV, workers)
+        warehouse, report = tmp_path / f"wh{workers}", tmp_path / f"r{workers}.json"
+        assert main(["ingest", str(box), "--warehouse", str(warehouse), "--report", str(report), "--quiet"]) == 1
+        reports[workers] = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
+        outputs[workers] = _outputs(warehouse)
+
+    docs = reports["2"]
+    assert docs["doc_010_scan.pdf"]["status"] == "blocked"
+    assert docs["doc_010_scan.pdf"]["failed_checks"] == ["no_pages_need_ocr"]
+    good = [d for d in docs if d != "doc_010_scan.pdf"]
+    assert len(good) == SPLIT_AT + 4 and all(docs[d]["status"] == "ok" and docs[d]["chunks"] > 0 for d in good)
+    indexed = set(pq.read_table(tmp_path / "wh2" / "search_index" / "index.parquet").column("doc_id").to_pylist())
+    assert indexed == set(good)
+
+    # the range really was cut in two: two runs of the stages before embedding
+    instance = open_instance(str(tmp_path / "wh2"))
+    first_runs = [
+        r for r in instance.get_runs()
+        if r.asset_selection and dg.AssetKey("raw_documents") in r.asset_selection
+    ]
+    assert len(first_runs) == 2, [(r.tags.get("dagster/asset_partition_range_start"), r.asset_selection) for r in first_runs]
+    assert all(dg.AssetKey(EMBEDDING_ASSET) not in r.asset_selection for r in first_runs)
+
+    # two workers or one: the same statuses and the same bytes
+    assert {d: (r["status"], r["chunks"]) for d, r in reports["1"].items()} == {
+        d: (r["status"], r["chunks"]) for d, r in docs.items()
+    }
+    assert outputs["2"] == outputs["1"]
+
+
+# -- the pooled event log against Dagster's own ------------------------------
+STOCK_YAML = "telemetry:\n  enabled: false\n"  # hand-written: duocthu leaves it alone, Dagster's stock storage
+
+
+def _check_statuses(instance: dg.DagsterInstance) -> dict[tuple[str, str], list[str]]:
+    statuses = {}
+    for key in _check_keys(instance):
+        history = instance.event_log_storage.get_asset_check_execution_history(key, limit=1000)
+        for record in history:
+            statuses.setdefault((key.to_user_string(), record.partition), []).append(record.status.value)
+    return {k: sorted(v) for k, v in statuses.items()}
+
+
+def _check_keys(instance: dg.DagsterInstance) -> list[dg.AssetCheckKey]:
+    from duocthu_assets.definitions import build_definitions
+
+    return sorted(build_definitions().resolve_asset_graph().asset_check_keys, key=lambda k: k.to_user_string())
+
+
+def _materialized(instance: dg.DagsterInstance) -> dict[str, set[str]]:
+    return {
+        asset: set(instance.get_materialized_partitions(dg.AssetKey(asset)))
+        for asset in sorted(ALL)
+    }
+
+
+@pytest.mark.slow
+def test_pooled_event_log_records_what_dagsters_own_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    box = tmp_path / "inbox"
+    box.mkdir()
+    (box / "bang_gia.csv").write_text("ten_thuoc,gia\nAmoxicilin,1200\nGentamicin,5400\n")
+    make_scanned_pdf(box / "ban_scan.pdf", pages=2)
+    (box / "cu.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "WordDocument".encode("utf-16-le") + b"\0" * 512)
+
+    stock = tmp_path / "stock"
+    home = dagster_home_for(str(stock))
+    home.mkdir(parents=True)
+    (home / "dagster.yaml").write_text(STOCK_YAML)
+    pooled = tmp_path / "pooled"
+    for warehouse in (stock, pooled):
+        assert main(["ingest", str(box), "--warehouse", str(warehouse), "--quiet"]) == 1
+
+    stock_instance, pooled_instance = open_instance(str(stock)), open_instance(str(pooled))
+    assert type(stock_instance.event_log_storage) is SqliteEventLogStorage
+    assert type(pooled_instance.event_log_storage).__name__ == "PooledSqliteEventLogStorage"
+
+    statuses = _check_statuses(pooled_instance)
+    assert statuses == _check_statuses(stock_instance)
+    # (a check planned in a run that another document's failure cut short
+    # stays PLANNED in Dagster's history, with either storage)
+    assert "FAILED" in statuses[("parsed_documents:no_pages_need_ocr", "ban_scan.pdf")]
+    assert "SUCCEEDED" not in statuses[("parsed_documents:no_pages_need_ocr", "ban_scan.pdf")]
+    assert "SUCCEEDED" in statuses[("parsed_documents:no_pages_need_ocr", "bang_gia.csv")]
+    assert "FAILED" not in statuses[("parsed_documents:no_pages_need_ocr", "bang_gia.csv")]
+    assert _materialized(pooled_instance) == _materialized(stock_instance)
+    assert "bang_gia.csv" in _materialized(pooled_instance)[EMBEDDING_ASSET]
+
+    # and Dagster's own class reads what the pooled one wrote
+    reader = SqliteEventLogStorage(str(dagster_home_for(str(pooled)) / "history" / "runs"))
+    key = dg.AssetCheckKey(dg.AssetKey("parsed_documents"), "no_pages_need_ocr")
+    assert [(r.partition, r.status.value) for r in reader.get_asset_check_execution_history(key, limit=10)] == [
+        (r.partition, r.status.value) for r in pooled_instance.event_log_storage.get_asset_check_execution_history(key, limit=10)
+    ]
