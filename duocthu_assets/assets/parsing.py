@@ -62,8 +62,14 @@ def parse_documents(context: dg.AssetExecutionContext, raw_documents: dict[str, 
         counts[summary["status"]] = counts.get(summary["status"], 0) + 1
         pages += summary["page_count"]
         progress.report("parse", i, len(keys), pages=pages, detail=f"{doc_id}: {summary['status']}")
-    seconds = {k: round(o.seconds, 3) for k, o in outcomes.items()}
     ocr = _pages_needing_ocr(outputs["parsed_documents"])
+    # per document, on its own materialization: metadata given to the Output
+    # would be copied onto every document of the run
+    for doc_id in keys:
+        own: dict[str, object] = {"pages_needing_ocr": dg.MetadataValue.json(ocr.get(doc_id, []))}
+        if doc_id in outcomes:
+            own["parse_seconds"] = round(outcomes[doc_id].seconds, 3)
+        context.add_asset_metadata(own, asset_key="parsed_documents", partition_key=doc_id)
     yield dg.Output(outputs["segments"], output_name="segments", metadata={"documents_ok": counts["ok"]})
     yield dg.Output(
         outputs["lifted_blocks"],
@@ -74,9 +80,7 @@ def parse_documents(context: dg.AssetExecutionContext, raw_documents: dict[str, 
         outputs["parsed_documents"],
         output_name="parsed_documents",
         metadata={**{f"documents_{k}": v for k, v in counts.items()}, "pages": pages,
-                  "pages_needing_ocr": dg.MetadataValue.json(ocr),
-                  "pages_needing_ocr_count": sum(len(p) for p in ocr.values()),
-                  "parse_seconds": dg.MetadataValue.json(seconds)},
+                  "pages_needing_ocr_count": sum(len(p) for p in ocr.values())},
     )
 
 
