@@ -47,6 +47,7 @@ from .inbox import Registry, discover, needs_build, register_files
 from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
 from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
+from .sources import refused_on_sight
 from .storage import Warehouse, first_row
 from .version import code_version
 
@@ -129,19 +130,36 @@ def split_evenly(keys: list[str], parts: int) -> list[list[str]]:
     return [part for part in out if part]
 
 
-def plan_runs(remaining: dict[str, frozenset[str]], order: list[str], workers: int) -> list[PlannedRun]:
+def plan_runs(
+    remaining: dict[str, frozenset[str]], order: list[str], workers: int, apart: Iterable[str] = ()
+) -> list[PlannedRun]:
     """This round's runs: documents needing the same assets, in contiguous
-    ranges; a large range that still has stages before embedding is split
-    into one part per worker, without its embeddings (they follow next round)."""
-    groups: dict[frozenset[str], list[str]] = defaultdict(list)
+    ranges. Documents in ``apart`` (refused on sight) get ranges of their own,
+    so their failing check skips nobody else's stages. When ranges of at
+    least ``SPLIT_AT // 2`` documents add up to ``SPLIT_AT`` or more and
+    stages before embedding remain, those ranges run without their embeddings
+    (they follow next round), each cut into as many parts as it holds
+    workers' shares."""
+    apart = set(apart)
+    groups: dict[tuple[frozenset[str], bool], list[str]] = defaultdict(list)
     for doc, assets in remaining.items():
-        groups[assets].append(doc)
+        groups[(assets, doc in apart)].append(doc)
     planned = []
-    for assets, docs in groups.items():
-        for keys in contiguous_ranges(docs, order):
-            before_embedding = assets - {EMBEDDING_ASSET}
-            if workers > 1 and len(keys) >= SPLIT_AT and before_embedding:
-                planned += [PlannedRun(tuple(part), before_embedding) for part in split_evenly(keys, workers)]
+    for (assets, refused), docs in groups.items():
+        ranges = contiguous_ranges(docs, order)
+        before_embedding = assets - {EMBEDDING_ASSET}
+        if refused and before_embedding:
+            # they stop at raw_documents; were the guess wrong, they embed next round
+            planned += [PlannedRun(tuple(keys), before_embedding) for keys in ranges]
+            continue
+        large = [len(keys) >= SPLIT_AT // 2 for keys in ranges]
+        in_large = sum(len(keys) for keys, is_large in zip(ranges, large) if is_large)
+        parallel = workers > 1 and bool(before_embedding) and in_large >= SPLIT_AT
+        share = -(-in_large // workers)  # documents per worker, rounded up
+        for keys, is_large in zip(ranges, large):
+            if parallel and is_large:
+                parts = split_evenly(keys, max(1, round(len(keys) / share)))
+                planned += [PlannedRun(tuple(part), before_embedding) for part in parts]
             else:
                 planned.append(PlannedRun(tuple(keys), assets))
     return planned
@@ -177,9 +195,12 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, keys: list[str
     for event in result.get_asset_materialization_events():
         materialization = event.event_specific_data.materialization
         outcome.materialized.setdefault(materialization.partition, set()).add(materialization.asset_key.path[-1])
-        stats = materialization.metadata.get("embedding_stats")
-        if stats is not None:
-            outcome.embedding_stats.update(stats.value)
+        computed = materialization.metadata.get("vectors_computed")
+        if computed is not None:
+            reused = materialization.metadata.get("vectors_reused")
+            outcome.embedding_stats[materialization.partition] = {
+                "computed": computed.value, "reused": reused.value if reused else 0,
+            }
     for evaluation in result.get_asset_check_evaluations():
         if not evaluation.passed and evaluation.partition:
             message = evaluation.metadata.get("message")
@@ -205,6 +226,7 @@ def execute_round(
     """Runs without embeddings in parallel worker processes when there are
     several; the rest (and a lone run) here, one after another."""
     parallel = [r for r in planned if not r.embeds] if workers > 1 and len(planned) > 1 else []
+    parallel.sort(key=lambda r: -len(r.keys))  # the largest first: the small ones fill in
     done: list[tuple[PlannedRun, _RunOutcome]] = []
     if len(parallel) > 1:
         outcomes = run_isolated(
@@ -259,6 +281,7 @@ def ingest(
     print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
 
     remaining: dict[str, set[str]] = {doc: set(INGEST_ASSETS) for doc in todo}
+    refused = {r.doc_id for r in records if r.doc_id in remaining and refused_on_sight(r)}
     stopped: dict[str, dict[str, str]] = {}
     run_errors: dict[str, str] = {}
     embedding_stats: dict[str, dict[str, int]] = {}
@@ -272,7 +295,8 @@ def ingest(
         }
         if not wanted:
             break
-        for run, outcome in execute_round(job, instance, warehouse_root, plan_runs(wanted, order, workers), workers):
+        planned = plan_runs(wanted, order, workers, apart=refused)
+        for run, outcome in execute_round(job, instance, warehouse_root, planned, workers):
             runs += 1
             embedding_stats.update(outcome.embedding_stats)
             for doc in run.keys:

@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from .formats import detect_format, is_macro_enabled, refusal_reason
+from .formats import OLE2_MAGIC, PDF_MAGIC, detect_format, is_macro_enabled, refusal_reason
 from .inbox import DocumentRecord, file_sha256
 from .model import SCHEMA_VERSION, Format
 from .storage import Warehouse
@@ -91,6 +91,25 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
         return row
     row.update(status=ACCEPTED, page_count=count_pages(data, fmt))
     return row
+
+
+def refused_on_sight(record: DocumentRecord) -> bool:
+    """True when :func:`describe_source` will reject this file from its size
+    or its first bytes alone: empty, over ``max_file_bytes``, or an OLE2
+    container (legacy .doc/.xls, a password-protected Office file). A guess
+    for planning only (``duocthu ingest`` gives such files runs of their own,
+    so their failing check does not cut short the good documents' runs); the
+    asset still decides, so a wrong guess costs time, never a result."""
+    path = Path(record.path)
+    try:
+        size = path.stat().st_size
+        if size == 0 or size > record.resolved_settings().max_file_bytes:
+            return True
+        with path.open("rb") as fh:
+            head = fh.read(1024)
+    except OSError:
+        return False
+    return head.startswith(OLE2_MAGIC) and PDF_MAGIC not in head
 
 
 def _too_large(warehouse: Warehouse, row: dict[str, Any], path: Path, limit: int) -> dict[str, Any]:

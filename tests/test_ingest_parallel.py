@@ -57,6 +57,24 @@ def test_small_range_or_one_worker_is_one_run_with_embeddings():
     assert plan_runs({doc: ALL for doc in few}, order, workers=2) == [PlannedRun(tuple(few), ALL)]
 
 
+def test_a_document_refused_on_sight_gets_a_run_of_its_own():
+    order = [f"d{i:03d}" for i in range(201)]
+    runs = plan_runs({doc: ALL for doc in order}, order, workers=2, apart=["d100"])
+    assert sorted((r.keys[0], r.keys[-1], r.assets) for r in runs) == [
+        ("d000", "d099", PRE_EMBEDDING), ("d100", "d100", PRE_EMBEDDING), ("d101", "d200", PRE_EMBEDDING),
+    ]
+
+
+def test_scattered_documents_are_not_split_into_runs_without_embeddings():
+    order = [f"d{i:03d}" for i in range(120)]
+    changed = order[:60:2] + order[60:100]  # 30 lone documents, then one range of 40
+    runs = plan_runs({doc: ALL for doc in changed}, order, workers=2)
+    lone = [r for r in runs if len(r.keys) == 1]
+    assert len(lone) == 30 and all(r.assets == ALL for r in lone)
+    parts = [r for r in runs if len(r.keys) > 1]
+    assert [len(r.keys) for r in parts] == [20, 20] and all(r.assets == PRE_EMBEDDING for r in parts)
+
+
 def test_documents_needing_different_assets_are_planned_apart():
     order = ["a", "b", "c", "d"]
     remaining = {"a": ALL, "b": frozenset({EMBEDDING_ASSET}), "c": ALL, "d": ALL}
@@ -185,6 +203,17 @@ def test_pooled_event_log_records_what_dagsters_own_records(tmp_path: Path, monk
     assert "FAILED" not in statuses[("parsed_documents:no_pages_need_ocr", "bang_gia.csv")]
     assert _materialized(pooled_instance) == _materialized(stock_instance)
     assert "bang_gia.csv" in _materialized(pooled_instance)[EMBEDDING_ASSET]
+
+    # per-document metadata sits on that document's materialization only
+    def metadata(asset: str, doc_id: str) -> dict:
+        records = pooled_instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[doc_id]), limit=1
+        ).records
+        return {k: v.value for k, v in records[0].asset_materialization.metadata.items()}
+
+    assert metadata(EMBEDDING_ASSET, "bang_gia.csv")["vectors_computed"] == 2
+    assert metadata("parsed_documents", "ban_scan.pdf")["pages_needing_ocr"] == [1, 2]
+    assert metadata("parsed_documents", "bang_gia.csv")["pages_needing_ocr"] == []
 
     # and Dagster's own class reads what the pooled one wrote
     reader = SqliteEventLogStorage(str(dagster_home_for(str(pooled)) / "history" / "runs"))
