@@ -103,10 +103,11 @@ def _parse_seconds(warehouse: Path) -> dict[str, float]:
     instance = open_instance(str(warehouse))
     found: dict[str, float] = {}
     records = instance.fetch_materializations(dg.AssetKey("parsed_documents"), limit=1000).records
-    for record in records:
-        value = record.asset_materialization.metadata.get("parse_seconds")
+    for record in records:  # newest first: each document's latest parse
+        materialization = record.asset_materialization
+        value = materialization.metadata.get("parse_seconds")
         if value is not None:
-            found.update(value.value)
+            found.setdefault(materialization.partition, value.value)
     return found
 
 
