@@ -18,6 +18,7 @@ import contextlib
 import io
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -47,19 +48,41 @@ def make_inbox(root: Path, n: int, with_bad: bool) -> Path:
     return inbox
 
 
+def machine_speed() -> float:
+    """Seconds for a fixed pure-Python loop, just before a measurement: this
+    shared 2-vCPU machine's speed drifts by half during a session (0.70 to
+    1.09 s measured), so each row says how fast the machine was."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return round(time.perf_counter() - started, 3)
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of every child it has reaped
+    (the ingest workers, and through them the parser children)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def measure(n: int, with_bad: bool) -> dict:
+    speed = machine_speed()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         inbox = make_inbox(root, n, with_bad)
         warehouse = root / "wh"
         sink = io.StringIO()
         with contextlib.redirect_stderr(io.StringIO()):
+            cpu_before = _cpu_seconds()
             started = time.perf_counter()
             result = ingest([str(inbox)], str(warehouse), out=sink, show_progress=False)
             first = time.perf_counter() - started
+            cpu = _cpu_seconds() - cpu_before
         ok = sum(d.status == "ok" for d in result.documents)
         row = {"documents": n, "with_rejected": with_bad, "seconds": round(first, 2),
-               "seconds_per_document": round(first / n, 4), "runs": result.runs, "ok": ok}
+               "seconds_per_document": round(first / n, 4), "runs": result.runs, "ok": ok, "loop_10M_seconds": speed,
+               "cpu_seconds_per_document": round(cpu / n, 4)}
         if n >= 20 and not with_bad:
             with contextlib.redirect_stderr(io.StringIO()):
                 started = time.perf_counter()
