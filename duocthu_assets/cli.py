@@ -10,11 +10,11 @@ from .resources import default_warehouse_root
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from .ingest import ingest
+    from .ingest import IngestSettingError, ingest
 
     try:
         result = ingest(args.paths, args.warehouse, profile=args.profile, show_progress=not args.quiet)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, IngestSettingError) as exc:
         print(f"duocthu ingest: {exc}", file=sys.stderr)
         return 2
     if args.report:

@@ -115,9 +115,17 @@ class PlannedRun:
         return EMBEDDING_ASSET in self.assets
 
 
+class IngestSettingError(ValueError):
+    """A setting of `duocthu ingest` that cannot be used, said so the user can fix it."""
+
+
 def ingest_workers() -> int:
     configured = os.environ.get(WORKERS_ENV, "").strip()
-    return max(1, int(configured)) if configured else max(1, min(2, os.cpu_count() or 1))
+    if not configured:
+        return max(1, min(2, os.cpu_count() or 1))
+    if not configured.isdigit():
+        raise IngestSettingError(f"{WORKERS_ENV} must be a whole number of worker processes (1 = no parallel runs), not {configured!r}")
+    return max(1, int(configured))
 
 
 def split_evenly(keys: list[str], parts: int) -> list[list[str]]:
@@ -225,10 +233,11 @@ def execute_round(
 ) -> list[tuple[PlannedRun, _RunOutcome]]:
     """Runs without embeddings in parallel worker processes when there are
     several; the rest (and a lone run) here, one after another."""
-    parallel = [r for r in planned if not r.embeds] if workers > 1 and len(planned) > 1 else []
-    parallel.sort(key=lambda r: -len(r.keys))  # the largest first: the small ones fill in
+    parallel = sorted((r for r in planned if not r.embeds), key=lambda r: -len(r.keys)) if workers > 1 else []
+    if len(parallel) < 2:
+        parallel = []  # one run is not worth a process
     done: list[tuple[PlannedRun, _RunOutcome]] = []
-    if len(parallel) > 1:
+    if parallel:  # the largest first: the small ones fill in
         outcomes = run_isolated(
             _execute_in_worker,
             [(str(i), (job, warehouse_root, run)) for i, run in enumerate(parallel)],
@@ -241,8 +250,6 @@ def execute_round(
             else:
                 why = "the worker process died" if outcome.error_kind == "crash" else f"{type(outcome.error).__name__}: {outcome.error}"
                 done.append((run, _RunOutcome(error=f"ingest worker failed: {why}")))
-    else:
-        parallel = []
     for run in planned:
         if run not in parallel:
             done.append((run, _execute(job, instance, list(run.keys), set(run.assets))))
@@ -257,6 +264,7 @@ def ingest(
     show_progress: bool = True,
 ) -> IngestResult:
     started = time.monotonic()
+    workers = ingest_workers()
     if show_progress:
         os.environ[progress.ENV] = "1"
     warehouse = Warehouse(warehouse_root)
@@ -286,7 +294,6 @@ def ingest(
     run_errors: dict[str, str] = {}
     embedding_stats: dict[str, dict[str, int]] = {}
     runs = 0
-    workers = ingest_workers()
     for _ in range(MAX_ROUNDS):
         wanted = {
             doc: frozenset(assets)

@@ -221,3 +221,10 @@ def test_pooled_event_log_records_what_dagsters_own_records(tmp_path: Path, monk
     assert [(r.partition, r.status.value) for r in reader.get_asset_check_execution_history(key, limit=10)] == [
         (r.partition, r.status.value) for r in pooled_instance.event_log_storage.get_asset_check_execution_history(key, limit=10)
     ]
+
+
+def test_a_bad_worker_count_is_refused_in_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
+    monkeypatch.setenv(WORKERS_ENV, "two")
+    assert main(["ingest", str(tmp_path), "--warehouse", str(tmp_path / "wh"), "--quiet"]) == 2
+    assert "DUOCTHU_INGEST_WORKERS must be a whole number" in capsys.readouterr().err
+    assert not (tmp_path / "wh").exists(), "nothing is written before the setting is checked"
