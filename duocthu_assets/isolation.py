@@ -141,44 +141,50 @@ def run_isolated(
         child.served += 1
         child.conn.send(child.index)
 
-    while pending or any(c.index is not None for c in children):
-        # give every idle child a job, retire the worn-out, start new ones
-        for child in [c for c in children if c.index is None]:
-            if pending and child.served < jobs_per_child:
+    try:
+        while pending or any(c.index is not None for c in children):
+            # give every idle child a job, retire the worn-out, start new ones
+            for child in [c for c in children if c.index is None]:
+                if pending and child.served < jobs_per_child:
+                    hand_over(child)
+                else:
+                    retire(child)
+            while pending and len(children) < max(1, workers):
+                child = start_child()
+                children.append(child)
                 hand_over(child)
+            busy = [c for c in children if c.index is not None]
+            now = time.monotonic()
+            if timeout_s is None:
+                ready = wait([c.conn for c in busy])
             else:
-                retire(child)
-        while pending and len(children) < max(1, workers):
-            child = start_child()
-            children.append(child)
-            hand_over(child)
-        busy = [c for c in children if c.index is not None]
-        now = time.monotonic()
-        if timeout_s is None:
-            ready = wait([c.conn for c in busy])
-        else:
-            soonest = min(c.started + timeout_s for c in busy)
-            ready = wait([c.conn for c in busy], timeout=max(0.0, soonest - now))
-        for child in [c for c in busy if c.conn in ready]:
-            key = job_list[child.index][0]
-            elapsed = time.monotonic() - child.started
-            child.index = None
-            try:
-                status, value = pickle.loads(child.conn.recv_bytes())
-            except (EOFError, OSError):
-                retire(child, kill=True)
-                outcomes[key] = Outcome(key, error=_crash_error(child.process), error_kind="crash", seconds=elapsed)
-                continue
-            if status == "ok":
-                outcomes[key] = Outcome(key, value=value, seconds=elapsed)
-            else:
-                outcomes[key] = Outcome(key, error=value, error_kind="exception", seconds=elapsed)
-        now = time.monotonic()
-        for child in [c for c in children if c.index is not None]:
-            if timeout_s is not None and now - child.started >= timeout_s:
+                soonest = min(c.started + timeout_s for c in busy)
+                ready = wait([c.conn for c in busy], timeout=max(0.0, soonest - now))
+            for child in [c for c in busy if c.conn in ready]:
                 key = job_list[child.index][0]
-                retire(child, kill=True)
-                outcomes[key] = Outcome(key, error=_timeout_error(timeout_s), error_kind="timeout", seconds=now - child.started)
+                elapsed = time.monotonic() - child.started
+                child.index = None
+                try:
+                    status, value = pickle.loads(child.conn.recv_bytes())
+                except (EOFError, OSError):
+                    retire(child, kill=True)
+                    outcomes[key] = Outcome(key, error=_crash_error(child.process), error_kind="crash", seconds=elapsed)
+                    continue
+                if status == "ok":
+                    outcomes[key] = Outcome(key, value=value, seconds=elapsed)
+                else:
+                    outcomes[key] = Outcome(key, error=value, error_kind="exception", seconds=elapsed)
+            now = time.monotonic()
+            for child in [c for c in children if c.index is not None]:
+                if timeout_s is not None and now - child.started >= timeout_s:
+                    key = job_list[child.index][0]
+                    retire(child, kill=True)
+                    outcomes[key] = Outcome(key, error=_timeout_error(timeout_s), error_kind="timeout", seconds=now - child.started)
+    except BaseException:
+        # interrupted (Ctrl-C) or broken: no child outlives this call
+        for child in list(children):
+            retire(child, kill=True)
+        raise
     for child in list(children):
         retire(child)
     return outcomes

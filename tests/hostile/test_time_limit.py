@@ -86,6 +86,20 @@ def test_a_reused_child_loses_only_the_job_it_was_on():
     assert outcomes["1-ok"].value != outcomes["3-ok"].value and outcomes["4-ok"].value != outcomes["6-ok"].value
 
 
+def test_an_interrupted_run_leaves_no_child_behind(monkeypatch: pytest.MonkeyPatch):
+    import multiprocessing
+
+    from duocthu_assets import isolation
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt  # Ctrl-C while the children work
+
+    monkeypatch.setattr(isolation, "wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_isolated(time.sleep, [("a", (30,)), ("b", (30,))], timeout_s=None, workers=2, daemon=False)
+    assert multiprocessing.active_children() == []
+
+
 _REAL_PARSE = stages._parse_stored
 
 
