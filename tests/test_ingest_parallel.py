@@ -8,7 +8,6 @@ open; neither may change what a document gets or what the instance records.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from duocthu_assets.instance import dagster_home_for, open_instance
 from duocthu_assets.storage import Warehouse
 
 from .docgen import make_scanned_pdf
+from .test_backbone import _tree_digest
 
 PRE_EMBEDDING = frozenset({"raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks"})
 ALL = PRE_EMBEDDING | {EMBEDDING_ASSET}
@@ -95,14 +95,6 @@ def test_a_replaced_parquet_file_is_never_answered_from_the_cache(tmp_path: Path
 
 
 # -- end to end --------------------------------------------------------------
-def _outputs(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "dagster_home" not in p.parts and p.name != "registry.json"
-    }
-
-
 def _many_documents(box: Path, n: int) -> None:
     box.mkdir(parents=True)
     for i in range(n):
@@ -120,7 +112,7 @@ def test_parallel_ingest_keeps_isolation_and_matches_one_worker(tmp_path: Path, 
         warehouse, report = tmp_path / f"wh{workers}", tmp_path / f"r{workers}.json"
         assert main(["ingest", str(box), "--warehouse", str(warehouse), "--report", str(report), "--quiet"]) == 1
         reports[workers] = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
-        outputs[workers] = _outputs(warehouse)
+        outputs[workers] = _tree_digest(warehouse)
 
     docs = reports["2"]
     assert docs["doc_010_scan.pdf"]["status"] == "blocked"
