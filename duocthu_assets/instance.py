@@ -46,9 +46,10 @@ def ensure_dagster_home(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     config = path / "dagster.yaml"
     wanted = dagster_yaml(path)
+    current = config.read_text() if config.exists() else None
     # ours is kept current (the warehouse may have moved, or an older duocthu
     # wrote it); one someone wrote by hand is left alone
-    if not config.exists() or (config.read_text().startswith(MARKER) and config.read_text() != wanted):
+    if current is None or (current.startswith(MARKER) and current != wanted):
         config.write_text(wanted)
     return path
 
