@@ -1,0 +1,73 @@
+"""The pooled event log holds partitioned check evaluations back and writes
+them together: nothing may be lost, reordered, or hidden from a reader."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import dagster as dg
+from dagster._core.events import DagsterEvent, DagsterEventType
+from dagster._core.events.log import EventLogEntry
+from dagster._core.execution.plan.objects import StepSuccessData
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
+
+from duocthu_assets.event_log import PooledSqliteEventLogStorage
+
+RUN_ID = "0f0e0d0c-0000-4000-8000-000000000001"
+CHECK = dg.AssetCheckKey(dg.AssetKey("chunks"), "chunk_ids_unique")
+
+
+def _entry(event_type: DagsterEventType, data=None, message: str = "", timestamp: float = 1_800_000_000.0) -> EventLogEntry:
+    event = DagsterEvent(event_type_value=event_type.value, job_name="ingest", event_specific_data=data, message=message)
+    return EventLogEntry(
+        error_info=None, level=logging.DEBUG, user_message=message, run_id=RUN_ID,
+        timestamp=timestamp, dagster_event=event, job_name="ingest",
+    )
+
+
+def _evaluation(doc_id: str, passed: bool) -> EventLogEntry:
+    evaluation = dg.AssetCheckEvaluation(
+        asset_key=CHECK.asset_key, check_name=CHECK.name, passed=passed, partition=doc_id,
+        metadata={"message": "ok" if passed else "duplicate chunk ids"},
+    )
+    return _entry(DagsterEventType.ASSET_CHECK_EVALUATION, evaluation)
+
+
+def _history(storage: SqliteEventLogStorage) -> list[tuple[str, str]]:
+    return sorted((r.partition, r.status.value) for r in storage.get_asset_check_execution_history(CHECK, limit=100))
+
+
+def test_held_back_evaluations_are_read_in_order_and_written_before_the_next_event(tmp_path: Path):
+    base = str(tmp_path / "runs")
+    writer = PooledSqliteEventLogStorage(base)
+    writer.store_event(_evaluation("a.csv", True))
+    writer.store_event(_evaluation("b.csv", False))
+
+    # a read in the writing process sees them at once
+    assert _history(writer) == [("a.csv", "SUCCEEDED"), ("b.csv", "FAILED")]
+
+    writer.store_event(_evaluation("c.csv", True))
+    writer.store_event(_entry(DagsterEventType.STEP_SUCCESS, StepSuccessData(duration_ms=5.0), "chunks_gates done"))
+
+    # another process (Dagster's own class here) finds every one of them,
+    # stored before the event that followed them
+    reader = SqliteEventLogStorage(base)
+    assert _history(reader) == [("a.csv", "SUCCEEDED"), ("b.csv", "FAILED"), ("c.csv", "SUCCEEDED")]
+    types = [r.event_log_entry.dagster_event_type for r in reader.get_records_for_run(RUN_ID).records]
+    assert types == [DagsterEventType.ASSET_CHECK_EVALUATION] * 3 + [DagsterEventType.STEP_SUCCESS]
+    partitions = [
+        r.event_log_entry.dagster_event.event_specific_data.partition
+        for r in reader.get_records_for_run(RUN_ID, of_type=DagsterEventType.ASSET_CHECK_EVALUATION).records
+    ]
+    assert partitions == ["a.csv", "b.csv", "c.csv"]
+    writer.dispose()
+    reader.dispose()
+
+
+def test_disposing_the_storage_writes_what_it_held_back(tmp_path: Path):
+    base = str(tmp_path / "runs")
+    writer = PooledSqliteEventLogStorage(base)
+    writer.store_event(_evaluation("a.csv", False))
+    writer.dispose()
+    assert _history(SqliteEventLogStorage(base)) == [("a.csv", "FAILED")]
