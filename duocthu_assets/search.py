@@ -36,7 +36,7 @@ from upath import UPath
 
 from .embed.base import Embedder
 from .model import SCHEMA_VERSION, ChunkKind
-from .storage import SCHEMAS, SchemaVersionError, Warehouse, check_schema_version, parquet_from_bytes
+from .storage import SCHEMAS, SchemaVersionError, Warehouse, parquet_from_bytes
 
 INDEX_ASSET = "search_index"
 ANSWER_SCHEMA = "duocthu.search/1"
@@ -95,17 +95,6 @@ class IndexInfo:
     sources: dict[str, str]
 
 
-def _read(warehouse: Warehouse, asset: str, doc_id: str) -> tuple[pa.Table | None, str]:
-    """The table and the sha256 of its file's bytes ("missing" if absent)."""
-    path = warehouse.asset_path(asset, doc_id)
-    if not path.exists():
-        return None, "missing"
-    data = path.read_bytes()
-    table = parquet_from_bytes(data)
-    check_schema_version(table, path)
-    return table, hashlib.sha256(data).hexdigest()
-
-
 def _doc_problem(chunks: pa.Table, emb: pa.Table) -> str | None:
     """Why ``emb`` is not the embedding of ``chunks``, or None."""
     chunk_ids = chunks.column("chunk_id").to_pylist()
@@ -158,8 +147,8 @@ def build_search_index(
     candidates: dict[str, tuple[pa.Table, pa.Table, str, int]] = {}
     for doc_id in requested:
         try:
-            chunks, chunks_fp = _read(warehouse, "chunks", doc_id)
-            emb, emb_fp = _read(warehouse, "embeddings", doc_id)
+            chunks, chunks_fp = warehouse.read_table_and_sha256("chunks", doc_id)
+            emb, emb_fp = warehouse.read_table_and_sha256("embeddings", doc_id)
         except (SchemaVersionError, OSError, pa.ArrowException) as exc:
             excluded[doc_id] = f"unreadable: {exc}"
             sources[doc_id] = "unreadable"

@@ -16,6 +16,7 @@ fsspec/UPath URL (a local folder, ``memory://``, ``s3://``...).
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shutil
@@ -326,20 +327,36 @@ class Warehouse:
         check_schema_version(table, target)
         return table
 
-    def _read_local_table(self, target: UPath) -> pa.Table | None:
+    def read_table_and_sha256(self, asset: str, doc_id: str | None = None) -> tuple[pa.Table | None, str]:
+        """The table and the sha256 of its file's bytes (``"missing"`` when
+        there is no file): what an index built from the file records as its
+        source."""
+        target = self.asset_path(asset, doc_id)
+        if self.is_local:
+            read = self._read_local_table(target, with_sha256=True)
+            return read if read is not None else (None, "missing")
+        if not target.exists():
+            return None, "missing"
+        data = target.read_bytes()
+        table = parquet_from_bytes(data)
+        check_schema_version(table, target)
+        return table, hashlib.sha256(data).hexdigest()
+
+    def _read_local_table(self, target: UPath, with_sha256: bool = False) -> Any:
         path = target.path
         try:
             with open(path, "rb") as fh:
                 stat = os.fstat(fh.fileno())
                 key = (path, stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
                 table = DECODED.get(key)
+                data = fh.read() if table is None or with_sha256 else b""
                 if table is None:
-                    table = parquet_from_bytes(fh.read())
+                    table = parquet_from_bytes(data)
                     check_schema_version(table, target)
                     DECODED.put(key, table)
         except FileNotFoundError:
             return None
-        return table
+        return (table, hashlib.sha256(data).hexdigest()) if with_sha256 else table
 
     def remove(self, asset: str, doc_id: str) -> bool:
         target = self.asset_path(asset, doc_id)

@@ -8,6 +8,7 @@ open; neither may change what a document gets or what the instance records.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -88,10 +89,16 @@ def test_a_replaced_parquet_file_is_never_answered_from_the_cache(tmp_path: Path
     warehouse.write_table("notes", pa.table({"text": ["trước"]}), "a.csv")
     assert warehouse.read_table("notes", "a.csv").column("text").to_pylist() == ["trước"]
     assert warehouse.read_table("notes", "a.csv").column("text").to_pylist() == ["trước"]  # decoded once, kept
+    before = warehouse.read_table_and_sha256("notes", "a.csv")
     warehouse.write_table("notes", pa.table({"text": ["sau"]}), "a.csv")  # replaced by a rename
     assert warehouse.read_table("notes", "a.csv").column("text").to_pylist() == ["sau"]
+    # what the search index records as its source: this file's bytes, never a cached file's
+    table, sha256 = warehouse.read_table_and_sha256("notes", "a.csv")
+    assert table.column("text").to_pylist() == ["sau"]
+    assert sha256 == hashlib.sha256(warehouse.asset_path("notes", "a.csv").read_bytes()).hexdigest() != before[1]
     warehouse.asset_path("notes", "a.csv").unlink()
     assert warehouse.read_table("notes", "a.csv") is None
+    assert warehouse.read_table_and_sha256("notes", "a.csv") == (None, "missing")
 
 
 # -- end to end --------------------------------------------------------------
