@@ -278,18 +278,21 @@ def ingest(
     registry = Registry(warehouse)
     records = register_files(registry, discover(paths), profile)
     registry.save()
+    version = code_version()
+    todo = [r.doc_id for r in records if needs_build(r, version)]
+    print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
+    refused = {r.doc_id for r in records if r.doc_id in todo and refused_on_sight(r)}
+
     known = set(instance.get_dynamic_partitions("documents"))
-    new_keys = [r.doc_id for r in records if r.doc_id not in known]
+    # new partitions in discovery order, those refused on sight last: a run
+    # covers a contiguous range of partitions, so a refused file in the
+    # middle would cut the others' range in two (two embedding runs, not one)
+    new_keys = sorted((r.doc_id for r in records if r.doc_id not in known), key=lambda doc: doc in refused)
     if new_keys:
         instance.add_dynamic_partitions("documents", new_keys)
     order = list(instance.get_dynamic_partitions("documents"))
 
-    version = code_version()
-    todo = [r.doc_id for r in records if needs_build(r, version)]
-    print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
-
     remaining: dict[str, set[str]] = {doc: set(INGEST_ASSETS) for doc in todo}
-    refused = {r.doc_id for r in records if r.doc_id in remaining and refused_on_sight(r)}
     stopped: dict[str, dict[str, str]] = {}
     run_errors: dict[str, str] = {}
     embedding_stats: dict[str, dict[str, int]] = {}

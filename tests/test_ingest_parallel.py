@@ -9,6 +9,7 @@ open; neither may change what a document gets or what the instance records.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pytest
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from duocthu_assets.cli import main
-from duocthu_assets.ingest import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, plan_runs, split_evenly
+from duocthu_assets.ingest import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, ingest, plan_runs, split_evenly
 from duocthu_assets.instance import dagster_home_for, open_instance
 from duocthu_assets.storage import Warehouse
 
@@ -102,6 +103,25 @@ def test_a_replaced_parquet_file_is_never_answered_from_the_cache(tmp_path: Path
 
 
 # -- end to end --------------------------------------------------------------
+LEGACY_DOC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "WordDocument".encode("utf-16-le") + b"\0" * 512
+
+
+def test_a_file_refused_on_sight_does_not_cut_the_others_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    box = tmp_path / "inbox"
+    box.mkdir()
+    (box / "a.csv").write_text("ten_thuoc,gia\nAmoxicilin,1200\n")
+    (box / "b.doc").write_bytes(LEGACY_DOC)
+    (box / "c.csv").write_text("ten_thuoc,gia\nGentamicin,5400\n")
+    result = ingest([str(box)], str(tmp_path / "wh"), out=io.StringIO(), show_progress=False)
+
+    assert {d.doc_id: d.status for d in result.documents} == {"a.csv": "ok", "b.doc": "rejected", "c.csv": "ok"}
+    # registered last, so a.csv and c.csv are one range: one run for them,
+    # one for the refused file, one index refresh (a range cut in two: four)
+    assert open_instance(str(tmp_path / "wh")).get_dynamic_partitions("documents") == ["a.csv", "c.csv", "b.doc"]
+    assert result.runs == 3
+
+
 def _many_documents(box: Path, n: int) -> None:
     box.mkdir(parents=True)
     for i in range(n):
@@ -188,7 +208,7 @@ def test_pooled_event_log_records_what_dagsters_own_records(tmp_path: Path, monk
     box.mkdir()
     (box / "bang_gia.csv").write_text("ten_thuoc,gia\nAmoxicilin,1200\nGentamicin,5400\n")
     make_scanned_pdf(box / "ban_scan.pdf", pages=2)
-    (box / "cu.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "WordDocument".encode("utf-16-le") + b"\0" * 512)
+    (box / "cu.doc").write_bytes(LEGACY_DOC)
 
     stock = tmp_path / "stock"
     home = dagster_home_for(str(stock))
