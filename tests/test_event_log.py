@@ -4,6 +4,7 @@ them together: nothing may be lost, reordered, or hidden from a reader."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 from pathlib import Path
 
 import dagster as dg
@@ -61,6 +62,15 @@ def test_held_back_evaluations_are_read_in_order_and_written_before_the_next_eve
         for r in reader.get_records_for_run(RUN_ID, of_type=DagsterEventType.ASSET_CHECK_EVALUATION).records
     ]
     assert partitions == ["a.csv", "b.csv", "c.csv"]
+    # each check execution row points at its own event in the cross-run index
+    # (the batch's ids are computed, not read back one by one)
+    with sqlite3.connect(Path(base) / "index.db") as db:
+        pairs = db.execute(
+            "SELECT x.partition, json_extract(e.event, '$.dagster_event.event_specific_data.partition'), "
+            "e.dagster_event_type FROM asset_check_executions x "
+            "JOIN event_logs e ON e.id = x.evaluation_event_storage_id ORDER BY x.partition"
+        ).fetchall()
+    assert pairs == [(doc, doc, "ASSET_CHECK_EVALUATION") for doc in ("a.csv", "b.csv", "c.csv")]
     writer.dispose()
     reader.dispose()
 
