@@ -56,10 +56,8 @@ class ParquetWarehouseIOManager(dg.ConfigurableIOManager):
         missing = expected - set(obj)
         if missing:
             raise ValueError(f"{asset}: no output for partitions {sorted(missing)[:10]}")
-        rows = 0
-        for doc_id in sorted(obj):
-            warehouse.write_table(asset, obj[doc_id], doc_id)
-            rows += obj[doc_id].num_rows
+        warehouse.write_tables(asset, obj)
+        rows = sum(table.num_rows for table in obj.values())
         context.add_output_metadata(
             {
                 "row_count": rows,

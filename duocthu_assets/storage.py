@@ -16,6 +16,8 @@ fsspec/UPath URL (a local folder, ``memory://``, ``s3://``...).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import hashlib
 import io
 import os
@@ -305,17 +307,57 @@ class Warehouse:
                 shutil.copyfileobj(source, fh, COPY_BLOCK)
             tmp.fs.mv(tmp.path, target.path)
 
+    def write_many_bytes_atomic(self, files: Mapping[UPath, bytes]) -> None:
+        """Write several files, each atomically, with one durability barrier
+        for all of them: every temporary file is written, then the file system
+        is synced once, then each is renamed into place. A step writing 100
+        documents pays one sync, not 100 fsyncs, each of which on ext4 also
+        waits for whatever else the machine wrote (the event log's WAL)."""
+        if not self.is_local or len(files) < 2 or not _syncfs_available():
+            for target, data in files.items():
+                self.write_bytes_atomic(target, data)
+            return
+        written: list[tuple[str, UPath]] = []
+        try:
+            for target, data in files.items():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}{TMP_SUFFIX}").path
+                written.append((tmp, target))
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+            _syncfs(written[0][0])
+            while written:
+                tmp, target = written[0]
+                os.replace(tmp, target.path)
+                written.pop(0)
+        finally:
+            for tmp, _ in written:  # interrupted: no temporary file is left behind
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
     # -- parquet -------------------------------------------------------------
-    def write_table(self, asset: str, table: pa.Table, doc_id: str | None = None) -> UPath:
+    def encode_table(self, asset: str, table: pa.Table) -> bytes:
+        """The Parquet bytes of ``asset``'s table, with the schema version and
+        the asset's name in the file's metadata."""
         metadata = dict(table.schema.metadata or {})
         metadata[SCHEMA_VERSION_KEY] = str(SCHEMA_VERSION).encode()
         metadata[ASSET_KEY] = asset.encode()
         table = table.replace_schema_metadata(metadata)
         buffer = io.BytesIO()
         pq.write_table(table, buffer, compression="zstd", write_statistics=True, store_schema=True)
+        return buffer.getvalue()
+
+    def write_table(self, asset: str, table: pa.Table, doc_id: str | None = None) -> UPath:
         target = self.asset_path(asset, doc_id)
-        self.write_bytes_atomic(target, buffer.getvalue())
+        self.write_bytes_atomic(target, self.encode_table(asset, table))
         return target
+
+    def write_tables(self, asset: str, tables: Mapping[str, pa.Table]) -> None:
+        """``write_table`` for each document's table, with one durability
+        barrier for all (see ``write_many_bytes_atomic``)."""
+        self.write_many_bytes_atomic(
+            {self.asset_path(asset, doc_id): self.encode_table(asset, tables[doc_id]) for doc_id in sorted(tables)}
+        )
 
     def read_table(self, asset: str, doc_id: str | None = None) -> pa.Table | None:
         target = self.asset_path(asset, doc_id)
@@ -395,6 +437,31 @@ class Warehouse:
 
 class SchemaVersionError(RuntimeError):
     pass
+
+
+_LIBC = None
+
+
+def _syncfs_available() -> bool:
+    """``syncfs(2)`` (Linux): flushes one file system, and waits for it."""
+    global _LIBC
+    if _LIBC is None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            _LIBC = libc if hasattr(libc, "syncfs") else False
+        except OSError:
+            _LIBC = False
+    return bool(_LIBC)
+
+
+def _syncfs(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if _LIBC.syncfs(fd) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"syncfs failed: {os.strerror(err)}", path)
+    finally:
+        os.close(fd)
 
 
 def check_schema_version(table: pa.Table, where: object) -> None:

@@ -4,8 +4,9 @@ leaves no partial Parquet where a reader looks, and the next run completes.
 Two kills, then a clean run, on one warehouse:
 
 1. **Mid-write, deterministic.** The CLI runs under a tiny driver that wraps
-   ``os.fsync``: the first time a chunks Parquet temp file is about to be made
-   durable, the driver cuts that file to half its bytes (the writer is half
+   ``os.fsync`` and the one ``syncfs`` of a step's writes: the first time a
+   chunks Parquet temp file is about to be made durable, the driver cuts that
+   file to half its bytes (the writer is half
    way through it), leaves a marker and waits; the test then SIGKILLs the
    whole process group. The half-written temp file is there, unreadable, and
    invisible to every ``*.parquet`` glob, pyarrow and DuckDB.
@@ -51,21 +52,39 @@ ASSETS = ("raw_documents", "parsed_documents", "segments", "lifted_blocks", "cro
 DRIVER = r"""
 import os, sys, time
 marker = os.environ["DUOCTHU_TEST_CRASH_MARKER"]
-real_fsync = os.fsync
 
+def is_chunks_temp(path):
+    name = os.path.basename(path)
+    return os.sep + "chunks" + os.sep in path and name.startswith(".") and ".parquet." in name and name.endswith(".tmp")
+
+def interrupt(path):
+    with open(path, "r+b") as fh:
+        fh.truncate(os.fstat(fh.fileno()).st_size // 2)  # half of the file is on disk
+        real_fsync(fh.fileno())
+    with open(marker + ".tmp", "w") as fh:
+        fh.write(path)
+    os.replace(marker + ".tmp", marker)
+    time.sleep(3600)  # SIGKILL arrives here
+
+# a file written alone is made durable by fsync; a step's files together by
+# one syncfs (duocthu_assets.storage.write_many_bytes_atomic): either way,
+# the first chunks temp file about to be made durable is cut in half
+real_fsync = os.fsync
 def fsync(fd):
     path = os.readlink(f"/proc/self/fd/{fd}")
-    name = os.path.basename(path)
-    if os.sep + "chunks" + os.sep in path and name.startswith(".") and ".parquet." in name and name.endswith(".tmp"):
-        os.ftruncate(fd, os.fstat(fd).st_size // 2)  # half of the file is on disk
-        real_fsync(fd)
-        with open(marker + ".tmp", "w") as fh:
-            fh.write(path)
-        os.replace(marker + ".tmp", marker)
-        time.sleep(3600)  # SIGKILL arrives here
+    if is_chunks_temp(path):
+        interrupt(path)
     return real_fsync(fd)
-
 os.fsync = fsync
+
+import duocthu_assets.storage as storage
+real_syncfs = storage._syncfs
+def syncfs(path):
+    if is_chunks_temp(path):
+        interrupt(path)
+    return real_syncfs(path)
+storage._syncfs = syncfs
+
 from duocthu_assets.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -102,6 +102,26 @@ def test_a_replaced_parquet_file_is_never_answered_from_the_cache(tmp_path: Path
     assert warehouse.read_table_and_sha256("notes", "a.csv") == (None, "missing")
 
 
+def test_a_step_s_files_are_written_together_atomically_and_the_same_as_one_by_one(tmp_path: Path):
+    tables = {f"doc_{i}.csv": pa.table({"text": [f"dòng {i}"] * (i + 1)}) for i in range(5)}
+    together, alone = Warehouse(str(tmp_path / "together")), Warehouse(str(tmp_path / "alone"))
+    together.write_tables("notes", tables)
+    for doc_id, table in tables.items():
+        alone.write_table("notes", table, doc_id)
+    assert sorted(p.name for p in (tmp_path / "together" / "notes").iterdir()) == [f"{d}.parquet" for d in sorted(tables)]
+    for doc_id in tables:
+        assert together.asset_path("notes", doc_id).read_bytes() == alone.asset_path("notes", doc_id).read_bytes()
+
+    # a write that fails half way leaves no temporary file and no new name
+    (tmp_path / "together" / "blocked").write_text("a file where a folder should be")
+    with pytest.raises(OSError):
+        together.write_many_bytes_atomic({
+            together.asset_path("notes", "new.csv"): b"first",
+            together.path("blocked", "x", "y.parquet"): b"second",
+        })
+    assert sorted(p.name for p in (tmp_path / "together" / "notes").iterdir()) == [f"{d}.parquet" for d in sorted(tables)]
+
+
 # -- end to end --------------------------------------------------------------
 LEGACY_DOC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "WordDocument".encode("utf-16-le") + b"\0" * 512
 
