@@ -258,6 +258,46 @@ class DecodedTables:
 DECODED = DecodedTables()
 
 
+def _file_key(path: str, stat: os.stat_result) -> tuple:
+    return (path, stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+
+
+def stamp_table(asset: str, table: pa.Table) -> pa.Table:
+    """``asset``'s table with the schema version and the asset's name in its
+    schema metadata, as every file of the warehouse carries them."""
+    metadata = dict(table.schema.metadata or {})
+    metadata[SCHEMA_VERSION_KEY] = str(SCHEMA_VERSION).encode()
+    metadata[ASSET_KEY] = asset.encode()
+    return table.replace_schema_metadata(metadata)
+
+
+def encode_parquet(table: pa.Table) -> bytes:
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd", write_statistics=True, store_schema=True)
+    return buffer.getvalue()
+
+
+_READ_BACK_SCHEMAS: dict[bytes, pa.Schema] = {}
+
+
+def as_read_back(table: pa.Table) -> pa.Table | None:
+    """``table`` as reading its Parquet file back gives it, or None when that
+    is not certain. The values come back as written; the schema may not: a
+    list's child field comes back named ``element`` whatever it was written
+    as (``item``). So the schema a read returns is learnt once per written
+    schema, from an empty table's round trip, and the table is cast to it
+    (renaming list children costs no copy)."""
+    key = table.schema.serialize().to_pybytes()
+    schema = _READ_BACK_SCHEMAS.get(key)
+    if schema is None:
+        schema = _READ_BACK_SCHEMAS[key] = parquet_from_bytes(encode_parquet(table.schema.empty_table())).schema
+    try:
+        cast = table.cast(schema)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    return cast if cast.schema.equals(schema, check_metadata=True) else None
+
+
 def parquet_from_bytes(data: bytes) -> pa.Table:
     """A whole Parquet file held in memory, as a table. ``ParquetFile.read``
     on one thread: for the small per-document files of this warehouse it is
@@ -288,12 +328,13 @@ class Warehouse:
         return self.path(asset, f"{doc_id}.parquet")
 
     # -- bytes ---------------------------------------------------------------
-    def write_bytes_atomic(self, target: UPath, data: bytes) -> None:
-        self.write_stream_atomic(target, io.BytesIO(data))
+    def write_bytes_atomic(self, target: UPath, data: bytes) -> int | None:
+        return self.write_stream_atomic(target, io.BytesIO(data))
 
-    def write_stream_atomic(self, target: UPath, source: BinaryIO) -> None:
+    def write_stream_atomic(self, target: UPath, source: BinaryIO) -> int | None:
         """Copy ``source`` to ``target`` in blocks through a temporary name no
-        ``*.parquet`` glob matches, then rename: never a partial ``target``."""
+        ``*.parquet`` glob matches, then rename: never a partial ``target``.
+        The file's inode number when the warehouse is local."""
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}{TMP_SUFFIX}")
         if self.is_local:
@@ -301,22 +342,24 @@ class Warehouse:
                 shutil.copyfileobj(source, fh, COPY_BLOCK)
                 fh.flush()
                 os.fsync(fh.fileno())
+                inode = os.fstat(fh.fileno()).st_ino
             os.replace(tmp, target)
-        else:
-            with tmp.open("wb") as fh:
-                shutil.copyfileobj(source, fh, COPY_BLOCK)
-            tmp.fs.mv(tmp.path, target.path)
+            return inode
+        with tmp.open("wb") as fh:
+            shutil.copyfileobj(source, fh, COPY_BLOCK)
+        tmp.fs.mv(tmp.path, target.path)
+        return None
 
-    def write_many_bytes_atomic(self, files: Mapping[UPath, bytes]) -> None:
+    def write_many_bytes_atomic(self, files: Mapping[UPath, bytes]) -> dict[UPath, int | None]:
         """Write several files, each atomically, with one durability barrier
         for all of them: every temporary file is written, then the file system
         is synced once, then each is renamed into place. A step writing 100
         documents pays one sync, not 100 fsyncs, each of which on ext4 also
-        waits for whatever else the machine wrote (the event log's WAL)."""
+        waits for whatever else the machine wrote (the event log's WAL).
+        Each file's inode number when the warehouse is local."""
         if not self.is_local or len(files) < 2 or not _syncfs_available():
-            for target, data in files.items():
-                self.write_bytes_atomic(target, data)
-            return
+            return {target: self.write_bytes_atomic(target, data) for target, data in files.items()}
+        inodes: dict[UPath, int | None] = {}
         written: list[tuple[str, UPath]] = []
         try:
             for target, data in files.items():
@@ -325,39 +368,49 @@ class Warehouse:
                 written.append((tmp, target))
                 with open(tmp, "wb") as fh:
                     fh.write(data)
+                    inodes[target] = os.fstat(fh.fileno()).st_ino
             _syncfs(written[0][0])
             while written:
                 tmp, target = written[0]
                 os.replace(tmp, target.path)
                 written.pop(0)
+            return inodes
         finally:
             for tmp, _ in written:  # interrupted: no temporary file is left behind
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
 
     # -- parquet -------------------------------------------------------------
-    def encode_table(self, asset: str, table: pa.Table) -> bytes:
-        """The Parquet bytes of ``asset``'s table, with the schema version and
-        the asset's name in the file's metadata."""
-        metadata = dict(table.schema.metadata or {})
-        metadata[SCHEMA_VERSION_KEY] = str(SCHEMA_VERSION).encode()
-        metadata[ASSET_KEY] = asset.encode()
-        table = table.replace_schema_metadata(metadata)
-        buffer = io.BytesIO()
-        pq.write_table(table, buffer, compression="zstd", write_statistics=True, store_schema=True)
-        return buffer.getvalue()
-
     def write_table(self, asset: str, table: pa.Table, doc_id: str | None = None) -> UPath:
         target = self.asset_path(asset, doc_id)
-        self.write_bytes_atomic(target, self.encode_table(asset, table))
+        table = stamp_table(asset, table)
+        self._remember_written(target, table, self.write_bytes_atomic(target, encode_parquet(table)))
         return target
 
     def write_tables(self, asset: str, tables: Mapping[str, pa.Table]) -> None:
         """``write_table`` for each document's table, with one durability
         barrier for all (see ``write_many_bytes_atomic``)."""
-        self.write_many_bytes_atomic(
-            {self.asset_path(asset, doc_id): self.encode_table(asset, tables[doc_id]) for doc_id in sorted(tables)}
-        )
+        stamped = {self.asset_path(asset, doc_id): stamp_table(asset, tables[doc_id]) for doc_id in sorted(tables)}
+        inodes = self.write_many_bytes_atomic({target: encode_parquet(table) for target, table in stamped.items()})
+        for target, table in stamped.items():
+            self._remember_written(target, table, inodes.get(target))
+
+    def _remember_written(self, target: UPath, table: pa.Table, inode: int | None) -> None:
+        """Keep the table a read of the file just written will return, so the
+        next stage and the checks do not decode it again. Keyed by the file's
+        identity once renamed into place, and only if it is still the file
+        this process wrote (same inode)."""
+        if inode is None:
+            return
+        as_read = as_read_back(table)
+        if as_read is None:
+            return
+        try:
+            stat = os.stat(target.path)
+        except FileNotFoundError:
+            return
+        if stat.st_ino == inode:
+            DECODED.put(_file_key(target.path, stat), as_read)
 
     def read_table(self, asset: str, doc_id: str | None = None) -> pa.Table | None:
         target = self.asset_path(asset, doc_id)
@@ -388,8 +441,7 @@ class Warehouse:
         path = target.path
         try:
             with open(path, "rb") as fh:
-                stat = os.fstat(fh.fileno())
-                key = (path, stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+                key = _file_key(path, os.fstat(fh.fileno()))
                 table = DECODED.get(key)
                 data = fh.read() if table is None or with_sha256 else b""
                 if table is None:

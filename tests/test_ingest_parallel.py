@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 from pathlib import Path
 
 import dagster as dg
@@ -22,6 +23,7 @@ from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventL
 from duocthu_assets.cli import main
 from duocthu_assets.ingest import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, ingest, plan_runs, split_evenly
 from duocthu_assets.instance import dagster_home_for, open_instance
+from duocthu_assets import storage
 from duocthu_assets.storage import Warehouse
 
 from .docgen import make_scanned_pdf
@@ -120,6 +122,43 @@ def test_a_step_s_files_are_written_together_atomically_and_the_same_as_one_by_o
             together.path("blocked", "x", "y.parquet"): b"second",
         })
     assert sorted(p.name for p in (tmp_path / "together" / "notes").iterdir()) == [f"{d}.parquet" for d in sorted(tables)]
+
+
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "inbox"
+
+
+@pytest.mark.slow
+def test_a_table_kept_on_write_is_the_table_a_read_of_its_file_returns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Every table the pipeline writes (the sample collections: PDF, DOCX,
+    XLSX, CSV, Persian and Vietnamese; every asset), as kept in the cache,
+    equals what decoding its file gives: values, types, list child names and
+    metadata. Otherwise a reader's schema would depend on the cache."""
+    written: list[tuple[pa.Table, bytes]] = []
+    real_encode = storage.encode_parquet
+
+    def recording_encode(table: pa.Table) -> bytes:
+        data = real_encode(table)
+        written.append((table, data))
+        return data
+
+    monkeypatch.setattr(storage, "encode_parquet", recording_encode)
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    result = ingest([str(SAMPLES)], str(tmp_path / "wh"), out=io.StringIO(), show_progress=False)
+    assert all(d.status == "ok" for d in result.documents)
+
+    assets = set()
+    for table, data in written:
+        read = storage.parquet_from_bytes(data)
+        kept = storage.as_read_back(table)
+        assert kept is not None, table.schema
+        assert kept.equals(read, check_metadata=True)
+        assert kept.schema.to_string(show_schema_metadata=True) == read.schema.to_string(show_schema_metadata=True)
+        assets.add(read.schema.metadata[storage.ASSET_KEY].decode())
+    assert {"raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings", "search_index"} <= assets
+
+    # and the files written in this process are answered from the cache
+    chunks = sorted((tmp_path / "wh" / "chunks").glob("*.parquet"))
+    assert chunks and all(storage.DECODED.get(storage._file_key(str(p), os.stat(p))) is not None for p in chunks)
 
 
 # -- end to end --------------------------------------------------------------
