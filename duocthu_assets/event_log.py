@@ -61,6 +61,7 @@ is read by the stock class and the other way round. Selected in
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import weakref
 from collections import OrderedDict
@@ -74,6 +75,7 @@ from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 from dagster._core.storage.event_log.schema import AssetCheckExecutionsTable, SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
+    INDEX_SHARD_NAME,
     SQLITE_BUSY_TIMEOUT_SECONDS,
     SqliteEventLogStorage,
 )
@@ -128,6 +130,10 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         self._known_tables: set[str] = set()
         self._pending: list[tuple[EventLogEntry, Any, dict[str, Any]]] = []
         self._pending_lock = threading.Lock()
+        # dynamic partitions as last read: {name: (index stamp, keys, key set)}
+        self._partitions: dict[str, tuple[int, list[str], frozenset[str]]] = {}
+        self._stamp_connection: sqlite3.Connection | None = None
+        self._stamp_lock = threading.Lock()
         _LIVE_STORAGES.add(self)
         super().__init__(base_dir, inst_data)
 
@@ -250,6 +256,50 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
                 for event, event_id in _last_of_each_kind(group, event_ids):
                     self._store_asset_event(conn, event, event_id)
 
+    # -- dynamic partitions --------------------------------------------------
+    # Dagster checks a document's key against the run's range every time a
+    # step adds that document's metadata (``add_asset_metadata(partition_key=)``):
+    # two membership queries and a read of every key, per document, so O(N^2)
+    # over a run of N documents. The keys are kept with the index's
+    # ``PRAGMA data_version`` as read on a connection of their own, which
+    # SQLite changes whenever any other connection (another process, or this
+    # storage's pooled one) commits to the index; the stamp is read before the
+    # keys, so keys kept are never older than their stamp.
+    def _index_stamp(self) -> int:
+        with self._stamp_lock:
+            if self._stamp_connection is None:
+                self._stamp_connection = sqlite3.connect(
+                    self.path_for_shard(INDEX_SHARD_NAME), timeout=SQLITE_BUSY_TIMEOUT_SECONDS, check_same_thread=False
+                )
+            return self._stamp_connection.execute("PRAGMA data_version").fetchone()[0]
+
+    def _known_partitions(self, partitions_def_name: str) -> tuple[int, tuple | None]:
+        self.flush_pending()  # (a read must not miss what this process holds back)
+        stamp = self._index_stamp()
+        known = self._partitions.get(partitions_def_name)
+        return stamp, (known if known is not None and known[0] == stamp else None)
+
+    def get_dynamic_partitions(self, partitions_def_name: str) -> Sequence[str]:
+        stamp, known = self._known_partitions(partitions_def_name)
+        if known is not None:
+            return list(known[1])
+        keys = list(super().get_dynamic_partitions(partitions_def_name))
+        self._partitions[partitions_def_name] = (stamp, keys, frozenset(keys))
+        return list(keys)
+
+    def has_dynamic_partition(self, partitions_def_name: str, partition_key: str) -> bool:
+        _, known = self._known_partitions(partitions_def_name)
+        if known is not None:
+            return partition_key in known[2]
+        return super().has_dynamic_partition(partitions_def_name, partition_key)
+
+    def _close_stamp_connection(self, close: bool = True) -> None:
+        with self._stamp_lock:
+            if self._stamp_connection is not None and close:
+                self._stamp_connection.close()
+            self._stamp_connection = None
+        self._partitions = {}
+
     @property
     def supports_partition_subset_in_asset_materialization_planned_events(self) -> bool:
         return True
@@ -268,9 +318,12 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         self._db_lock = threading.Lock()
         self._pending_lock = threading.Lock()
         self._pending = []  # the parent's to write, not ours
+        self._stamp_lock = threading.Lock()
+        self._close_stamp_connection(close=False)  # the parent's
         self._dispose_engines(close=False)
 
     def wipe(self) -> None:
+        self._close_stamp_connection()
         self._dispose_engines()  # the run shards' files are about to be deleted
         super().wipe()
 
@@ -281,6 +334,7 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
 
     def dispose(self) -> None:
         self.flush_pending()
+        self._close_stamp_connection()
         self._dispose_engines()
         super().dispose()
 

@@ -81,3 +81,32 @@ def test_disposing_the_storage_writes_what_it_held_back(tmp_path: Path):
     writer.store_event(_evaluation("a.csv", False))
     writer.dispose()
     assert _history(SqliteEventLogStorage(base)) == [("a.csv", "FAILED")]
+
+
+def test_dynamic_partitions_are_answered_from_memory_until_anyone_changes_them(tmp_path: Path, monkeypatch):
+    base = str(tmp_path / "runs")
+    pooled, other = PooledSqliteEventLogStorage(base), SqliteEventLogStorage(base)
+    pooled.add_dynamic_partitions("documents", ["a.csv", "b.csv"])
+    reads = []
+    real_read = SqliteEventLogStorage.get_dynamic_partitions
+    monkeypatch.setattr(SqliteEventLogStorage, "get_dynamic_partitions", lambda self, name: reads.append(name) or real_read(self, name))
+
+    assert pooled.get_dynamic_partitions("documents") == ["a.csv", "b.csv"]
+    assert pooled.get_dynamic_partitions("documents") == ["a.csv", "b.csv"]
+    assert pooled.has_dynamic_partition("documents", "b.csv") and not pooled.has_dynamic_partition("documents", "c.csv")
+    assert len(reads) == 1  # read once, then answered from memory
+
+    other.add_dynamic_partitions("documents", ["c.csv"])  # another process
+    assert pooled.has_dynamic_partition("documents", "c.csv")
+    assert pooled.get_dynamic_partitions("documents") == ["a.csv", "b.csv", "c.csv"]
+    other.delete_dynamic_partition("documents", "a.csv")
+    assert not pooled.has_dynamic_partition("documents", "a.csv")
+    assert pooled.get_dynamic_partitions("documents") == ["b.csv", "c.csv"]
+
+    pooled.delete_dynamic_partition("documents", "c.csv")  # its own writes
+    assert pooled.get_dynamic_partitions("documents") == ["b.csv"]
+    pooled.add_dynamic_partitions("documents", ["c.csv"])  # the same key again
+    assert pooled.get_dynamic_partitions("documents") == ["b.csv", "c.csv"]
+    assert other.get_dynamic_partitions("documents") == ["b.csv", "c.csv"]
+    pooled.dispose()
+    other.dispose()
