@@ -41,8 +41,9 @@ This subclass changes how rows are written, never which rows:
   and before any connection is opened (so no read in this process misses
   them): a step's evaluations (23 rules x 100 documents) cost two commits,
   not 4,600. Another process (the UI, the other worker) sees them when the
-  step's next event is stored; a process killed mid-step loses the held-back
-  evaluations of that step, whose run then never succeeded either;
+  step's next event is stored (or the process exits, or disposes of its
+  instance); a process killed mid-step loses the held-back evaluations of
+  that step, whose run then never succeeded either;
 - a run over a range of documents plans each asset once for the range, not
   once per document (Dagster's own option, also reachable through
   ``DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS``). What it costs: in the
@@ -60,8 +61,10 @@ is read by the stock class and the other way round. Selected in
 
 from __future__ import annotations
 
+import atexit
 import os
 import sqlite3
+import sys
 import threading
 import weakref
 from collections import OrderedDict
@@ -396,3 +399,16 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _flush_before_exit() -> None:
+    # a process that ends without storing another event (or disposing of its
+    # instance) still writes the check evaluations it held back
+    for storage in list(_LIVE_STORAGES):
+        try:
+            storage.flush_pending()
+        except Exception as exc:  # noqa: BLE001 - said, and the others still flushed
+            print(f"duocthu: could not write held-back check evaluations: {exc}", file=sys.stderr)
+
+
+atexit.register(_flush_before_exit)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import dagster as dg
@@ -110,3 +112,17 @@ def test_dynamic_partitions_are_answered_from_memory_until_anyone_changes_them(t
     assert other.get_dynamic_partitions("documents") == ["b.csv", "c.csv"]
     pooled.dispose()
     other.dispose()
+
+
+def test_a_process_that_ends_without_another_event_still_writes_what_it_held_back(tmp_path: Path):
+    base = tmp_path / "runs"
+    script = (
+        "import sys; sys.path[:0] = [sys.argv[2]]\n"
+        "import tests.test_event_log as t\n"
+        "from duocthu_assets.event_log import PooledSqliteEventLogStorage\n"
+        "storage = PooledSqliteEventLogStorage(sys.argv[1])  # as an instance holds it, to the end\n"
+        "storage.store_event(t._evaluation('a.csv', False))\n"
+    )
+    repo = str(Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", script, str(base), repo], check=True, timeout=120)
+    assert _history(SqliteEventLogStorage(str(base))) == [("a.csv", "FAILED")]
