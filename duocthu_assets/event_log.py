@@ -133,6 +133,9 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         self._known_tables: set[str] = set()
         self._pending: list[tuple[EventLogEntry, Any, dict[str, Any]]] = []
         self._pending_lock = threading.Lock()
+        # held while held-back evaluations are written: another thread's next
+        # event (or read) waits for them, so none overtakes them
+        self._flush_lock = threading.RLock()
         # dynamic partitions as last read: {name: (index stamp, keys, key set)}
         self._partitions: dict[str, tuple[int, list[str], frozenset[str]]] = {}
         self._stamp_connection: sqlite3.Connection | None = None
@@ -203,6 +206,10 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         """Write the check evaluations held back: one transaction on the
         run's database, one on the index (event rows, then the planned rows
         they complete), in the order they were stored."""
+        with self._flush_lock:
+            self._write_pending()
+
+    def _write_pending(self) -> None:
         with self._pending_lock:
             pending, self._pending = self._pending, []
         if not pending:
@@ -321,6 +328,7 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         self._db_lock = threading.Lock()
         self._pending_lock = threading.Lock()
         self._pending = []  # the parent's to write, not ours
+        self._flush_lock = threading.RLock()
         self._stamp_lock = threading.Lock()
         self._close_stamp_connection(close=False)  # the parent's
         self._dispose_engines(close=False)
