@@ -228,6 +228,9 @@ def test_browser_shows_asset_graph_and_failing_check(served: Served):
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
             page.set_default_timeout(30_000)
+            # waits, not speed: a loaded 2-vCPU machine can take more than
+            # expect()'s default 5 s to render a check's page
+            expect.set_options(timeout=30_000)
 
             # the asset graph of the ingest group, with its live status loaded
             page.goto(f"{base}/locations/{served.location}/asset-groups/ingest")
