@@ -284,7 +284,6 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
             return self._stamp_connection.execute("PRAGMA data_version").fetchone()[0]
 
     def _known_partitions(self, partitions_def_name: str) -> tuple[int, tuple | None]:
-        self.flush_pending()  # (a read must not miss what this process holds back)
         stamp = self._index_stamp()
         known = self._partitions.get(partitions_def_name)
         return stamp, (known if known is not None and known[0] == stamp else None)
