@@ -279,9 +279,10 @@ def ingest(
     records = register_files(registry, discover(paths), profile)
     registry.save()
     version = code_version()
-    todo = [r.doc_id for r in records if needs_build(r, version)]
+    to_build = [r for r in records if needs_build(r, version)]
+    todo = [r.doc_id for r in to_build]
     print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
-    refused = {r.doc_id for r in records if r.doc_id in todo and refused_on_sight(r)}
+    refused = {r.doc_id for r in to_build if refused_on_sight(r)}
 
     known = set(instance.get_dynamic_partitions("documents"))
     # new partitions in discovery order, those refused on sight last: a run
