@@ -17,6 +17,7 @@ import dagster as dg
 
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
+from duocthu_assets.step_failures import read_failures
 from duocthu_assets.storage import Warehouse, first_row
 
 from .rules import DocumentRows, Rule
@@ -35,6 +36,9 @@ _FIELD_ASSETS = {
 def load_document_rows(warehouse: Warehouse, doc_id: str, needs: Iterable[str]) -> DocumentRows:
     values: dict = {"doc_id": doc_id}
     for field in set(needs):
+        if field == "failures":
+            values[field] = read_failures(warehouse, doc_id)
+            continue
         table = warehouse.read_table(_FIELD_ASSETS[field], doc_id)
         if field in ("raw", "parsed"):
             values[field] = first_row(table)

@@ -71,5 +71,30 @@ PARSED_RULES = [
     Rule("no_pages_need_ocr", "parsed_documents", "Every page has a text layer; scanned pages fail loudly, naming the pages.", no_pages_need_ocr, ("parsed",)),
     Rule("document_has_text", "parsed_documents", "The document yielded text: nothing is chunked empty.", document_has_text, ("parsed",)),
 ]
-CROP_RULES = [Rule("every_block_cropped", "crops", "Every lifted block has a PNG crop of at least 150 dpi.", every_block_cropped, ("blocks", "crops"))]
-EMBEDDING_RULES = [Rule("every_chunk_embedded", "embeddings", "Every chunk has exactly one current vector.", every_chunk_embedded, ("chunks", "embeddings"))]
+def step_completed(stage: str):
+    """The step's work on this document did not raise (duocthu_assets/step_failures.py):
+    when it did, the document fails alone, with the reason the step recorded."""
+
+    def evaluate(rows: DocumentRows) -> RuleResult:
+        reason = rows.failures.get(stage)
+        if reason:
+            return RuleResult(False, 1, (rows.doc_id,), message=reason)
+        return RuleResult(True, message=f"{stage} built for this document")
+
+    return evaluate
+
+
+def _step_rule(name: str, stage: str) -> Rule:
+    return Rule(name, stage, f"The {stage} step built this document without error; otherwise it fails alone, saying why.",
+                step_completed(stage), ("failures",))
+
+
+CROP_RULES = [
+    _step_rule("crop_step_completed", "crops"),
+    Rule("every_block_cropped", "crops", "Every lifted block has a PNG crop of at least 150 dpi.", every_block_cropped, ("blocks", "crops")),
+]
+CHUNK_STEP_RULES = [_step_rule("chunk_step_completed", "chunks")]
+EMBEDDING_RULES = [
+    _step_rule("embedding_step_completed", "embeddings"),
+    Rule("every_chunk_embedded", "embeddings", "Every chunk has exactly one current vector.", every_chunk_embedded, ("chunks", "embeddings")),
+]

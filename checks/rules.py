@@ -10,7 +10,7 @@ rule into a partitioned blocking Dagster asset check.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 Row = dict[str, Any]
 MAX_LISTED_IDS = 20
@@ -28,6 +28,7 @@ class DocumentRows:
     crops: Sequence[Row] = ()
     chunks: Sequence[Row] = ()
     embeddings: Sequence[Row] = ()
+    failures: Mapping[str, str] = field(default_factory=dict)  # step -> why its work on this document raised
 
 
 @dataclass(frozen=True)

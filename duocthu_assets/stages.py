@@ -14,6 +14,7 @@ from .model import SCHEMA_VERSION, Format, ParsedDocument
 from .parse import DocumentRejected, ParseFailed, parse_document
 from .rows import block_from_row, segment_from_row, to_row
 from .settings import Settings
+from .step_failures import StepFailed
 from .storage import Warehouse, table_from_rows
 
 OK, FAILED, REJECTED = "ok", "failed", "rejected"
@@ -98,9 +99,14 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
 
         data = warehouse.read_source(raw_row["sha256"])
         for block in block_rows:
-            png, width, height = render_block_crop(
-                data, block["page_no"], tuple(block["bbox"]), settings.crop_dpi, settings.crop_margin_pt
-            )
+            try:
+                png, width, height = render_block_crop(
+                    data, block["page_no"], tuple(block["bbox"]), settings.crop_dpi, settings.crop_margin_pt
+                )
+            except Exception as exc:  # noqa: BLE001 - this document's crop fails, said with its size
+                for name in keep:  # no PNG of a document without crops rows stays behind
+                    (folder / name).unlink(missing_ok=True)
+                raise StepFailed(crop_failure(block, settings, exc)) from exc
             name = f"{block['block_id']}.png"
             warehouse.write_bytes_atomic(folder / name, png)
             keep.add(name)
@@ -123,6 +129,21 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
             if stale.name not in keep:
                 stale.unlink()
     return rows
+
+
+def crop_failure(block: dict[str, Any], settings: Settings, exc: BaseException) -> str:
+    """Why a block's crop could not be rendered, with the picture's size."""
+    x0, y0, x1, y1 = (float(v) for v in block["bbox"])
+    grow = 2 * settings.crop_margin_pt
+    scale = settings.crop_dpi / 72
+    width, height = round((x1 - x0 + grow) * scale), round((y1 - y0 + grow) * scale)
+    where = f"block {block['block_id']} on page {block['page_no']}"
+    detail = str(exc).removeprefix("code=5: ").strip() or type(exc).__name__
+    if type(exc).__module__.startswith(("pymupdf", "fitz")):
+        return (f"crop failed: MuPDF refused an image of {width}×{height} px ({where}, {settings.crop_dpi} dpi): {detail} "
+                "— the block is too large to render as one picture; its text is kept, but the document is not indexed "
+                "without the crop (split the page or the table and add the file again)")
+    return f"crop failed: {where} ({width}×{height} px at {settings.crop_dpi} dpi): {type(exc).__name__}: {detail}"
 
 
 def chunk_rows(doc_id: str, segment_rows: list[dict], block_rows: list[dict], crop_rows_: list[dict], settings: Settings) -> list[dict]:

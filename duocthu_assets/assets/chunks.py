@@ -8,6 +8,7 @@ from .. import progress
 from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import chunk_rows
+from ..step_failures import clear_failure, describe, record_failure
 from ..storage import table_from_rows
 from ..version import code_version
 from .partitions import documents, one_run_per_batch, rows, settings_for
@@ -35,7 +36,16 @@ def chunks(
     kinds: dict[str, int] = {}
     keys = context.partition_keys
     for i, doc_id in enumerate(keys, 1):
-        made = chunk_rows(doc_id, rows(segments, doc_id), rows(lifted_blocks, doc_id), rows(crops, doc_id), settings_for(registry, doc_id))
+        try:
+            made = chunk_rows(doc_id, rows(segments, doc_id), rows(lifted_blocks, doc_id), rows(crops, doc_id), settings_for(registry, doc_id))
+        except Exception as exc:  # noqa: BLE001 - one document's failure is its own (see step_failures)
+            reason = describe("chunks", exc)
+            record_failure(warehouse.get(), "chunks", doc_id, reason)
+            context.add_asset_metadata({"failed": reason}, partition_key=doc_id)
+            context.log.warning(f"{doc_id}: {reason}")
+            made = []
+        else:
+            clear_failure(warehouse.get(), "chunks", doc_id)
         for row in made:
             kinds[row["chunk_kind"]] = kinds.get(row["chunk_kind"], 0) + 1
         out[doc_id] = table_from_rows("chunks", made)

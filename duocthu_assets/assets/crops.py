@@ -8,6 +8,7 @@ from .. import progress
 from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import crop_rows
+from ..step_failures import clear_failure, describe, record_failure
 from ..storage import first_row, table_from_rows
 from ..version import code_version
 from .partitions import documents, one_run_per_batch, rows, settings_for
@@ -20,7 +21,8 @@ from .partitions import documents, one_run_per_batch, rows, settings_for
     code_version=code_version(),
     kinds={"parquet", "png"},
     deps=["parsed_documents"],
-    description="One PNG per lifted block at crops/<doc_id>/<block_id>.png: path, sha256, pixel size, dpi.",
+    description="One PNG per lifted block at crops/<doc_id>/<block_id>.png: path, sha256, pixel size, dpi. "
+    "A document whose crop cannot be rendered fails alone (crop_step_completed), with the reason.",
 )
 def crops(
     context: dg.AssetExecutionContext,
@@ -35,7 +37,16 @@ def crops(
     keys = context.partition_keys
     for i, doc_id in enumerate(keys, 1):
         raw_row = first_row(raw_documents.get(doc_id)) or {}
-        made = crop_rows(wh, doc_id, raw_row, rows(lifted_blocks, doc_id), settings_for(registry, doc_id))
+        try:
+            made = crop_rows(wh, doc_id, raw_row, rows(lifted_blocks, doc_id), settings_for(registry, doc_id))
+        except Exception as exc:  # noqa: BLE001 - one document's failure is its own (see step_failures)
+            reason = describe("crops", exc)
+            record_failure(wh, "crops", doc_id, reason)
+            context.add_asset_metadata({"failed": reason}, partition_key=doc_id)
+            context.log.warning(f"{doc_id}: {reason}")
+            made = []
+        else:
+            clear_failure(wh, "crops", doc_id)
         out[doc_id] = table_from_rows("crops", made)
         total += len(made)
         progress.report("crop", i, len(keys))

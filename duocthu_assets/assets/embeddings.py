@@ -7,6 +7,7 @@ import pyarrow as pa
 
 from .. import progress
 from ..resources import EmbedderResource, WarehouseResource
+from ..step_failures import clear_failure, describe, record_failure
 from ..version import code_version
 from .partitions import documents, one_run_per_batch
 
@@ -25,7 +26,7 @@ def embeddings(
     warehouse: WarehouseResource,
     embedder: EmbedderResource,
 ) -> dg.Output:
-    from ..embed.reuse import embed_document_table
+    from ..embed.reuse import embed_document_table, embeddings_table
 
     wh = warehouse.get()
     model = embedder.make()
@@ -33,7 +34,17 @@ def embeddings(
     keys = context.partition_keys
     for i, doc_id in enumerate(keys, 1):
         chunk_table = chunks.get(doc_id)
-        table, doc_stats = embed_document_table(doc_id, chunk_table, model, wh)
+        try:
+            table, doc_stats = embed_document_table(doc_id, chunk_table, model, wh)
+        except Exception as exc:  # noqa: BLE001 - one document's failure is its own (see step_failures)
+            reason = describe("embeddings", exc)
+            record_failure(wh, "embeddings", doc_id, reason)
+            context.add_asset_metadata({"failed": reason}, partition_key=doc_id)
+            context.log.warning(f"{doc_id}: {reason}")
+            out[doc_id] = embeddings_table([], model.dim)
+            progress.report("embed", i, len(keys), detail=f"{doc_id}: failed")
+            continue
+        clear_failure(wh, "embeddings", doc_id)
         out[doc_id] = table
         # on this document's own materialization: metadata given to the
         # Output would be copied onto every document of the run

@@ -118,6 +118,11 @@ CASES: list[Case] = [
     Case("parse/time_limit/long.pdf", FAILED, r"0\.001 s limit", make=makers.make_long_pdf,
          proves="the per-document time limit: a 12-page parse given 1 ms (collection.toml) is killed and "
          "fails alone; the spinning-parser unit test (test_time_limit.py) shows the same for a real infinite loop"),
+    # ------------------------------------------- steps after parsing (issue 22)
+    Case("steps/crops/oversized_table.pdf", FAILED, r"^crop failed: MuPDF refused an image of \d+×\d+ px",
+         make=makers.make_oversized_table_pdf, failed_checks=("crop_step_completed",),
+         proves="a table spanning a 14,400-pt page: MuPDF refuses its 30,000 px crop; the document fails alone with that "
+         "reason (summary, parsed_documents, crop_step_completed) while the good documents of its run are indexed"),
     # -------------------------------------------------------------- Office
     Case("parse/office/ratio_bomb.docx", REJECTED, r"zip bomb|max_compression_ratio", make=makers.make_ratio_bomb_docx,
          proves="~120 MiB of zeros in 160 KB (ratio ~800:1 > 200:1) refused from the central directory, nothing inflated"),

@@ -96,6 +96,30 @@ def make_table_pdf(path: Path) -> Path:
 # PDF
 
 
+def make_oversized_table_pdf(path: Path, size_pt: float = 14400, rows: int = 60) -> Path:
+    """One 14,400 × 14,400 pt page (the largest a PDF may declare) whose
+    ruled table spans all of it: the parser lifts the table, and MuPDF refuses
+    to render its crop at 150 dpi (30,000 × 30,000 px: ``Overly large image``)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=size_pt, height=size_pt)
+    page.insert_text((72, 80), "1. Bang lieu trai ca trang", fontsize=13)
+    page.insert_text((72, 110), "Bang sau chiem tron mot trang rat lon.", fontsize=11)
+    x0, y0 = 72, 140
+    row_h, col_w = (size_pt - 300) / rows, (size_pt - 144) / 3
+    for r in range(rows):
+        for c in range(3):
+            page.insert_text((x0 + c * col_w + 4, y0 + r * row_h + 16), f"o {r}-{c}", fontsize=10)
+    for r in range(rows + 1):
+        page.draw_line((x0, y0 + r * row_h), (x0 + 3 * col_w, y0 + r * row_h), width=0.8)
+    for c in range(4):
+        page.draw_line((x0 + c * col_w, y0), (x0 + c * col_w, y0 + rows * row_h), width=0.8)
+    doc.set_metadata({"creationDate": "D:20260101000000", "modDate": "D:20260101000000", "producer": "duocthu tests"})
+    path.write_bytes(doc.tobytes(garbage=4, deflate=True, no_new_id=True))
+    return path
+
+
 def make_truncated_pdf(path: Path, keep: float = 0.6) -> Path:
     """A 4-page text PDF cut after ``keep`` of its bytes (an interrupted
     download): MuPDF "repairs" it and finds 4 pages with no text at all."""
