@@ -11,6 +11,8 @@ every path.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -18,7 +20,7 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .settings import COLLECTION_FILE, Settings, collection_settings
 from .storage import Warehouse
@@ -105,23 +107,77 @@ class DocumentRecord:
 
 
 class Registry:
-    """The documents the project owns, keyed by doc_id."""
+    """The documents the project owns, keyed by doc_id.
+
+    Several writers share one registry: two `duocthu ingest` processes, the
+    inbox sensor, the run-status sensors, the nightly schedule. So a save
+    never writes back what this process only read: under an exclusive lock
+    (``registry.json.lock``, local warehouses) it reads the file again, puts
+    in only the records this process added or changed since it loaded them,
+    and writes the result atomically. Two processes registering different
+    files both keep theirs; one record changed by both keeps the last
+    writer's version of that record."""
+
+    LOCK_NAME = "registry.json.lock"
 
     def __init__(self, warehouse: Warehouse):
         self.warehouse = warehouse
         self.path = warehouse.path("registry.json")
         self.records: dict[str, DocumentRecord] = {}
-        if self.path.exists():
-            for doc_id, values in json.loads(self.path.read_text()).items():
-                self.records[doc_id] = DocumentRecord(**values)
+        self._loaded: dict[str, dict] = {}
+        self.reload()
+
+    def _read(self) -> dict[str, dict]:
+        try:
+            text = self.path.read_text()
+        except FileNotFoundError:
+            return {}
+        return json.loads(text) if text.strip() else {}
+
+    def reload(self) -> None:
+        """Take in what others saved since; this process's unsaved changes stay."""
+        changed = self._changed()
+        on_disk = self._read()
+        self.records = {doc_id: DocumentRecord(**values) for doc_id, values in on_disk.items()}
+        self._loaded = on_disk
+        for doc_id, record in changed.items():
+            self.records[doc_id] = record
+
+    def _changed(self) -> dict[str, DocumentRecord]:
+        return {doc_id: r for doc_id, r in self.records.items() if self._loaded.get(doc_id) != asdict(r)}
 
     def save(self) -> None:
-        payload = {k: asdict(v) for k, v in sorted(self.records.items())}
-        text = json.dumps(payload, indent=1, ensure_ascii=False)
-        # A file name that is not valid UTF-8 reaches Python as lone surrogates
-        # (surrogateescape); written as JSON \udcXX escapes they read back to
-        # the same path, where a plain encode() would stop the whole ingest.
-        self.warehouse.write_bytes_atomic(self.path, text.encode("utf-8", "backslashreplace"))
+        with self.lock():
+            changed = self._changed()
+            on_disk = self._read()
+            for doc_id, record in changed.items():
+                on_disk[doc_id] = asdict(record)
+            for doc_id, values in on_disk.items():
+                if doc_id not in changed:
+                    self.records[doc_id] = DocumentRecord(**values)
+            payload = dict(sorted(on_disk.items()))
+            text = json.dumps(payload, indent=1, ensure_ascii=False)
+            # A file name that is not valid UTF-8 reaches Python as lone surrogates
+            # (surrogateescape); written as JSON \udcXX escapes they read back to
+            # the same path, where a plain encode() would stop the whole ingest.
+            self.warehouse.write_bytes_atomic(self.path, text.encode("utf-8", "backslashreplace"))
+            self._loaded = {doc_id: json.loads(json.dumps(values)) for doc_id, values in payload.items()}
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Exclusive among the processes of this machine (flock on a local
+        warehouse; a remote one has no lock and relies on its writers taking
+        turns)."""
+        if not self.warehouse.is_local:
+            yield
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.warehouse.path(self.LOCK_NAME).path, "a+b") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     def get(self, doc_id: str) -> DocumentRecord:
         try:

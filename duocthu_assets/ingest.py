@@ -317,15 +317,42 @@ def ingest(
                 elif remaining[doc] & run.assets and not outcome.materialized.get(doc) and not outcome.failed_checks:
                     run_errors[doc] = outcome.error or "the run made no progress for this document"
 
-    if todo:
-        defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=QUIET)
-        runs += 1
+    runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo))
     record_built(registry, [d for d in todo if d not in run_errors], version)
 
     summaries = summarize(warehouse, instance, registry, [r.doc_id for r in records], stopped, run_errors, embedding_stats, set(todo))
     result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started)
     print_summary(result, out)
     return result
+
+
+INDEX_ATTEMPTS = 4
+
+
+def index_agrees(instance: dg.DagsterInstance, warehouse: Warehouse) -> bool:
+    """Whether ``search_index`` was built from exactly the documents that pass
+    now (every active document whose blocking checks all passed), from their
+    current chunks and embeddings files."""
+    from .search import index_is_current
+
+    active = sorted(r.doc_id for r in Registry(warehouse).active())
+    return index_is_current(warehouse, passing_documents(instance, warehouse, active).passed)
+
+
+def refresh_index_until_current(defs: dg.Definitions, instance: dg.DagsterInstance, warehouse: Warehouse, force: bool) -> int:
+    """Rebuild the index (when ``force`` or when it disagrees with what
+    passed) until it agrees; returns the runs it took. Another process
+    (a second ingest, the UI's sensor) may write the index between this
+    build and its check: then it is built again, so the last writer to
+    finish leaves an index holding every document that passed."""
+    runs = 0
+    for _ in range(INDEX_ATTEMPTS):
+        if not force and index_agrees(instance, warehouse):
+            break
+        force = False
+        defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=QUIET)
+        runs += 1
+    return runs
 
 
 def summarize(
