@@ -3,12 +3,13 @@ the registry and the index current after every ingest run."""
 
 
 import hashlib
+import logging
 import os
 from pathlib import Path
 
 import dagster as dg
 
-from .inbox import DocumentRecord, Registry, discover, mark_removed, needs_build, register_files
+from .inbox import Discovery, DocumentRecord, Registry, mark_removed, needs_build, register_files, scan
 from .jobs import BUILD_KEY_TAG, ingest_job, refresh_index_job
 from .assets.partitions import documents
 from .resources import WarehouseResource
@@ -31,9 +32,11 @@ def build_key(record: DocumentRecord, version: str) -> str:
 
 def scan_inbox(registry: Registry, inbox: Path) -> tuple[list[DocumentRecord], list[DocumentRecord]]:
     """Register every file under the inbox; mark the vanished ones removed."""
-    found = discover([inbox]) if inbox.is_dir() else []
-    present = register_files(registry, found)
-    removed = mark_removed(registry, {str(f) for _, f in found}, inbox)
+    found = scan([inbox]) if inbox.is_dir() else Discovery()
+    present = register_files(registry, found.found, refused=found.refused, problems=found.problems)
+    removed = mark_removed(registry, {str(f) for _, f in found.found}, inbox)
+    for problem in found.problems:
+        logging.getLogger("duocthu.inbox").warning("not ingested: %s", problem)
     registry.save()
     return present, removed
 
@@ -92,6 +95,8 @@ def record_built(registry: Registry, doc_ids: list[str], version: str) -> None:
         record = registry.records.get(doc_id)
         if record is not None:
             record.built = {"sha256": record.sha256, "code_version": version, "settings": record.settings, "status": record.status}
+            if record.refused:
+                record.built["refused"] = record.refused
     registry.save()
 
 

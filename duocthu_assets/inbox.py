@@ -20,9 +20,9 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
-from .settings import COLLECTION_FILE, Settings, collection_settings
+from .settings import COLLECTION_FILE, CollectionSettingsError, Settings, collection_settings
 from .storage import Warehouse
 
 MAX_DOC_ID = 64
@@ -69,24 +69,123 @@ def is_document_file(path: Path) -> bool:
     return not any(name.lower().endswith(suffix) for suffix in SIDECAR_SUFFIXES)
 
 
-def discover(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Path]]:
-    """(root, file) for every document under the given files or folders, in a
-    stable order. A folder is its own root; a file's root is its folder."""
-    found: list[tuple[Path, Path]] = []
+@dataclass
+class Discovery:
+    """What a walk over the given files and folders found.
+
+    ``found``: (root, file) for every document, in a stable order; a folder
+    is its own root, a file's root is its folder. ``refused``: files among
+    ``found`` that must not be read, and why (a symlink leading outside its
+    root): each still gets a document and a status. ``problems``: paths that
+    are not documents and could not be looked into (a folder that cannot be
+    read, a dangling link, a link loop, a path that does not exist): each one
+    line the summary prints."""
+
+    found: list[tuple[Path, Path]] = field(default_factory=list)
+    refused: dict[Path, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def _resolve(path: Path) -> tuple[Path | None, str]:
+    """The real path of ``path`` (every link followed), or None and why not."""
+    try:
+        return path.resolve(strict=True), ""
+    except FileNotFoundError:
+        return None, "dangling symlink (its target does not exist)"
+    except RuntimeError:
+        return None, "symlink loop"
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP
+            return None, "symlink loop"
+        return None, f"cannot be resolved: {exc.strerror or exc}"
+
+
+def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
+    """Walk the given files and folders (see :class:`Discovery`).
+
+    Each path is resolved once (``d/../d/x.csv`` is ``d/x.csv``), so one file
+    is one document. Symlinks: a folder link is never descended (reported);
+    a file link is followed only when its target lies inside the root it was
+    found under and is not itself a document found there (then the file is
+    one document, under its real path); a link leading outside the root is
+    refused unread, so writing a link into the inbox never exposes another
+    file. A folder that cannot be read is reported, not skipped silently."""
+    out = Discovery()
+    seen: dict[Path, Path] = {}  # real path -> where it was found
+    links: list[tuple[Path, Path, Path]] = []  # (root, link, real target) inside the root
     for raw in paths:
-        path = Path(raw).absolute()
-        if path.is_dir():
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        given = Path(os.path.normpath(Path(raw).absolute()))
+        if given.is_dir():
+            root, real_root = given, given.resolve()
+            problems: list[str] = []
+
+            def unreadable(error: OSError, problems: list[str] = problems) -> None:
+                problems.append(f"{display_name(str(error.filename))}: folder cannot be read ({error.strerror}) — its documents were not ingested")
+
+            for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
+                folder = Path(dirpath)
+                kept = []
+                for d in sorted(dirnames):
+                    if d.startswith("."):
+                        continue
+                    if (folder / d).is_symlink():
+                        target, why = _resolve(folder / d)
+                        what = why or f"symlink to the folder {display_name(str(target))}: not followed"
+                        out.problems.append(f"{display_name(str(folder / d))}: {what}")
+                        continue
+                    kept.append(d)
+                dirnames[:] = kept
                 for name in sorted(filenames):
-                    file = Path(dirpath) / name
-                    if is_document_file(file) and file.is_file():
-                        found.append((path, file))
-        elif path.is_file():
-            found.append((path.parent, path))
+                    file = folder / name
+                    if not is_document_file(file):
+                        continue
+                    if file.is_symlink():
+                        target, why = _resolve(file)
+                        if target is None:
+                            out.problems.append(f"{display_name(str(file))}: {why}")
+                        elif not target.is_relative_to(real_root):
+                            out.found.append((root, file))
+                            out.refused[file] = (f"symlink leading outside the folder ingested ({display_name(str(target))}): "
+                                                 "not followed, nothing read — copy the file into the inbox instead")
+                        elif not target.is_file():
+                            out.problems.append(f"{display_name(str(file))}: symlink to something that is not a regular file")
+                        else:
+                            links.append((root, file, target))
+                        continue
+                    if not file.is_file():
+                        out.problems.append(f"{display_name(str(file))}: not a regular file (a pipe, socket or device) — skipped")
+                        continue
+                    real = file.resolve()
+                    if real in seen:  # given twice (a folder and a file in it, or two spellings)
+                        continue
+                    out.found.append((root, file))
+                    seen[real] = file
+            out.problems.extend(problems)
+        elif given.is_file() or given.is_symlink():
+            real, why = _resolve(given)
+            if real is None:
+                out.problems.append(f"{display_name(str(raw))}: {why}")
+            elif real in seen:
+                continue
+            else:
+                out.found.append((real.parent, real))
+                seen[real] = real
         else:
-            raise FileNotFoundError(f"no such file or folder: {raw}")
-    return found
+            out.problems.append(f"{display_name(str(raw))}: no such file or folder")
+    for root, link, target in links:
+        if target in seen:
+            out.problems.append(f"{display_name(str(link))}: a link to {display_name(str(seen[target]))}, ingested once as that file")
+        else:
+            seen[target] = link
+            out.found.append((root, link))
+    return out
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, Path]]:
+    """(root, file) for every document under the given files or folders (see
+    :func:`scan`; what it refused or could not look into is left out here)."""
+    found = scan(paths)
+    return [(root, file) for root, file in found.found if file not in found.refused]
 
 
 @dataclass
@@ -101,6 +200,7 @@ class DocumentRecord:
     mtime_ns: int = 0
     status: str = "active"  # active | removed
     built: dict = field(default_factory=dict)  # {"sha256":..., "code_version":..., "settings":...}
+    refused: str = ""  # why the file is refused before it is read (a link out of the inbox, a bad collection.toml, unreadable)
 
     def resolved_settings(self) -> Settings:
         return Settings(**self.settings)
@@ -198,12 +298,24 @@ def file_sha256(path: Path) -> str:
 
 
 def register_files(
-    registry: Registry, found: list[tuple[Path, Path]], profile_override: str | None = None
+    registry: Registry,
+    found: list[tuple[Path, Path]],
+    profile_override: str | None = None,
+    refused: Mapping[Path, str] | None = None,
+    problems: list[str] | None = None,
 ) -> list[DocumentRecord]:
     """Register (or refresh) each found file; returns their records. The sha256
-    is recomputed only when size or mtime changed."""
+    is recomputed only when size or mtime changed.
+
+    One bad input fails only itself: a file in ``refused`` (see :func:`scan`),
+    a file under a ``collection.toml`` that cannot be used, or a file that
+    cannot be read is registered with ``refused`` set to the reason (its
+    document is rejected with it, and never read when it is a link leading
+    out of the inbox); a file that vanished since it was found is left out,
+    with a line in ``problems``."""
+    refused = refused or {}
     records = []
-    settings_cache: dict[tuple[Path, str | None], Settings] = {}
+    settings_cache: dict[tuple[Path, str | None], Settings | str] = {}
     for root, file in found:
         relative = file.relative_to(root).as_posix()
         doc_id = doc_id_for(relative)
@@ -212,9 +324,22 @@ def register_files(
             doc_id = doc_id_for(relative, force_hash=True)  # "a/b.pdf" beside "a-b.pdf"
         key = (file.parent, profile_override)
         if key not in settings_cache:
-            settings_cache[key] = collection_settings(file.parent, profile_override)
+            try:
+                settings_cache[key] = collection_settings(file.parent, profile_override, root=root)
+            except CollectionSettingsError as exc:
+                settings_cache[key] = f"refused with its folder: {exc}"
         settings = settings_cache[key]
-        stat = file.stat()
+        why = refused.get(file, "")
+        if isinstance(settings, str):
+            why, settings = why or settings, Settings()
+        try:
+            stat = file.lstat() if file in refused else file.stat()
+        except FileNotFoundError:
+            if problems is not None:
+                problems.append(f"{display_name(str(file))}: vanished while being ingested — add it again")
+            continue
+        except OSError as exc:
+            stat, why = None, why or f"cannot look at the file: {exc.strerror or exc} — check its permissions"
         record = registry.records.get(doc_id)
         settings_dict = {k: str(v) if hasattr(v, "value") else v for k, v in asdict(settings).items()}
         if record is None or record.path != str(file):
@@ -229,10 +354,26 @@ def register_files(
             registry.records[doc_id] = record
         record.settings = settings_dict
         record.status = "active"
-        if record.size_bytes != stat.st_size or record.mtime_ns != stat.st_mtime_ns or not record.sha256:
-            record.sha256 = file_sha256(file)
+        if stat is not None and file not in refused and (
+            record.size_bytes != stat.st_size or record.mtime_ns != stat.st_mtime_ns or not record.sha256 or record.refused
+        ):
+            try:
+                record.sha256 = file_sha256(file)
+            except FileNotFoundError:
+                if problems is not None:
+                    problems.append(f"{display_name(str(file))}: vanished while being ingested — add it again")
+                records.append(record)
+                record.refused = why or "the file vanished while being ingested — add it again"
+                continue
+            except OSError as exc:
+                record.sha256 = ""
+                why = why or f"cannot read the file: {exc.strerror or exc} — check its permissions and ingest again"
+        if stat is not None:
             record.size_bytes = stat.st_size
             record.mtime_ns = stat.st_mtime_ns
+        if file in refused:
+            record.sha256 = ""
+        record.refused = why
         records.append(record)
     return records
 
@@ -256,4 +397,5 @@ def needs_build(record: DocumentRecord, code_version: str) -> bool:
         and built.get("code_version") == code_version
         and built.get("settings") == record.settings
         and built.get("status") == record.status
+        and built.get("refused", "") == record.refused
     )

@@ -43,7 +43,7 @@ from . import progress
 from .automation import record_built
 from .definitions import build_definitions
 from .gates import passing_documents
-from .inbox import Registry, discover, needs_build, register_files
+from .inbox import Registry, needs_build, register_files, scan
 from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
 from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
@@ -84,15 +84,16 @@ class IngestResult:
     documents: list[DocumentSummary]
     runs: int
     seconds: float
+    problems: list[str] = field(default_factory=list)  # paths that are no document: unreadable folder, dangling link...
 
     @property
     def all_ok(self) -> bool:
-        return all(d.status == "ok" for d in self.documents)
+        return all(d.status == "ok" for d in self.documents) and not self.problems
 
     def to_json(self) -> str:
         return json.dumps(
             {"warehouse": self.warehouse, "runs": self.runs, "seconds": round(self.seconds, 2),
-             "documents": [asdict(d) for d in self.documents]},
+             "documents": [asdict(d) for d in self.documents], "problems": self.problems},
             ensure_ascii=False, indent=2,
         )
 
@@ -276,8 +277,12 @@ def ingest(
     job = defs.resolve_job_def(INGEST_JOB)
 
     registry = Registry(warehouse)
-    records = register_files(registry, discover(paths), profile)
+    found = scan(paths)
+    problems = list(found.problems)
+    records = register_files(registry, found.found, profile, refused=found.refused, problems=problems)
     registry.save()
+    for problem in problems:
+        print(f"duocthu: {problem}", file=sys.stderr)
     version = code_version()
     to_build = [r for r in records if needs_build(r, version)]
     todo = [r.doc_id for r in to_build]
@@ -321,7 +326,7 @@ def ingest(
     record_built(registry, [d for d in todo if d not in run_errors], version)
 
     summaries = summarize(warehouse, instance, registry, [r.doc_id for r in records], stopped, run_errors, embedding_stats, set(todo))
-    result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started)
+    result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started, problems)
     print_summary(result, out)
     return result
 
@@ -390,6 +395,8 @@ def summarize(
         summary.failed_checks = sorted(failed) or gates.failed_checks.get(doc_id, [])
         if doc_id in run_errors:
             summary.status, summary.reason = "failed", run_errors[doc_id]
+        elif raw is not None and raw["status"] == "removed" and record.status == "active":
+            summary.status, summary.reason = "failed", raw["reason"]  # vanished while being ingested
         elif raw is None or raw["status"] == "rejected":
             summary.status, summary.reason = "rejected", (raw or {}).get("reason", "not read")
         elif parsed is not None and parsed["status"] == "rejected":
@@ -416,6 +423,10 @@ def print_summary(result: IngestResult, out: TextIO) -> None:
     counts: dict[str, int] = defaultdict(int)
     for d in result.documents:
         counts[d.status] += 1
+    if result.problems:
+        print(f"\nnot ingested ({len(result.problems)}):", file=out)
+        for problem in result.problems:
+            print(f"  {problem}", file=out)
     totals = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"\n{len(result.documents)} documents: {totals}; {result.runs} Dagster runs in {result.seconds:.1f} s; "
           f"warehouse: {result.warehouse}", file=out)

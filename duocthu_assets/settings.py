@@ -107,18 +107,38 @@ PROFILE_DEFAULTS: dict[Profile, dict[str, Any]] = {
 }
 
 
-def collection_settings(folder: Path, profile_override: str | None = None) -> Settings:
+class CollectionSettingsError(ValueError):
+    """A ``collection.toml`` that cannot be used; the message names the file."""
+
+
+def collection_settings(folder: Path, profile_override: str | None = None, root: Path | None = None) -> Settings:
     """Settings for the documents in ``folder``: its nearest ``collection.toml``
-    (searched upward to the filesystem root), then the profile override."""
+    (searched upward, no higher than ``root`` — the inbox or folder given to
+    ingest — when one is given), then the profile override. A file that is
+    not valid TOML, or whose values are not valid settings, raises
+    :class:`CollectionSettingsError` naming it."""
     values: dict[str, Any] = {}
-    for parent in [folder, *folder.parents]:
-        toml_path = parent / COLLECTION_FILE
-        if toml_path.is_file():
-            with toml_path.open("rb") as fh:
-                values = tomllib.load(fh)
+    toml_path = None
+    parents = [folder, *folder.parents]
+    if root is not None:
+        parents = [p for p in parents if p == root or p.is_relative_to(root)]
+    for parent in parents:
+        candidate = parent / COLLECTION_FILE
+        if candidate.is_file():
+            toml_path = candidate
+            try:
+                with candidate.open("rb") as fh:
+                    values = tomllib.load(fh)
+            except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
+                raise CollectionSettingsError(f"{candidate} cannot be read: {exc} — fix the file and ingest again") from exc
             break
     if profile_override:
         values["profile"] = profile_override
-    profile = Profile(values.get("profile", Profile.GENERIC))
-    merged = {**PROFILE_DEFAULTS[profile], **values}
-    return resolve_settings(merged)
+    try:
+        profile = Profile(values.get("profile", Profile.GENERIC))
+        merged = {**PROFILE_DEFAULTS[profile], **values}
+        return resolve_settings(merged)
+    except (ValueError, TypeError, KeyError) as exc:
+        where = toml_path or "the --profile option"
+        what = f"a value of the wrong type ({exc})" if isinstance(exc, TypeError) else str(exc)
+        raise CollectionSettingsError(f"{where} has a setting that cannot be used: {what} — fix it and ingest again") from exc

@@ -72,13 +72,33 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
         row["reason"] = "removed from the inbox"
         return row
     path = Path(record.path)
+    if record.refused:
+        # refused before reading: a link out of the inbox is never read; the
+        # bytes of a file refused for its folder's collection.toml are kept
+        row.update(status=REJECTED, reason=record.refused)
+        if not path.is_symlink():
+            try:
+                if path.stat().st_size <= record.resolved_settings().max_file_bytes:
+                    data = path.read_bytes()
+                    sha256 = hashlib.sha256(data).hexdigest()
+                    row.update(sha256=sha256, size_bytes=len(data), stored_path=warehouse.keep_source(sha256, data))
+            except OSError:
+                pass
+        return row
     if not path.is_file():
         row["reason"] = f"file not found: {record.source_name}"
         return row
     limit = record.resolved_settings().max_file_bytes
-    if path.stat().st_size > limit:
-        return _too_large(warehouse, row, path, limit)
-    data = path.read_bytes()
+    try:
+        if path.stat().st_size > limit:
+            return _too_large(warehouse, row, path, limit)
+        data = path.read_bytes()
+    except FileNotFoundError:
+        row["reason"] = f"file not found: {record.source_name} (it vanished while being ingested)"
+        return row
+    except OSError as exc:
+        row.update(status=REJECTED, reason=f"cannot read the file: {exc.strerror or exc} — check its permissions and ingest again")
+        return row
     sha256 = hashlib.sha256(data).hexdigest()
     row.update(sha256=sha256, size_bytes=len(data), stored_path=warehouse.keep_source(sha256, data))
     fmt = detect_format(data)
@@ -100,6 +120,8 @@ def refused_on_sight(record: DocumentRecord) -> bool:
     for planning only (``duocthu ingest`` gives such files runs of their own,
     so their failing check does not cut short the good documents' runs); the
     asset still decides, so a wrong guess costs time, never a result."""
+    if record.refused:
+        return True
     path = Path(record.path)
     try:
         size = path.stat().st_size

@@ -37,6 +37,7 @@ class Case:
     warning: str = ""  # regex one of parsed_documents.warnings must match
     fmt: str = ""  # the format detected from content, when the case is about it
     label: str = ""  # how README.md writes the path, when the path itself cannot be written there
+    bytes_kept: bool = True  # False: the input must NOT be read (a link out of the inbox)
 
     @property
     def name(self) -> str:
@@ -51,7 +52,20 @@ COLLECTION_TOML = {
     "parse/csv_cp1252": 'csv_encoding = "cp1252"\n',
     # a collection whose files may be at most 1 KiB (default: 512 MiB)
     "refused/size_limit": "max_file_bytes = 1024\n",
+    # a collection.toml with a value of the wrong type: this folder is refused, no other
+    "refused/bad_toml": 'parse_timeout_s = "soon"\n',
 }
+
+SECRET = "SECRET-OUTSIDE-THE-INBOX-4711"
+
+
+def _link_outside(path: Path) -> Path:
+    """A symlink at inbox/refused/links/<name> to a file beside the inbox."""
+    outside = path.parents[3] / "outside_the_inbox"
+    outside.mkdir(exist_ok=True)
+    (outside / "secret.csv").write_text(f"a,b\n{SECRET},1\n")
+    path.symlink_to(outside / "secret.csv")
+    return path
 
 _CSV = "Mã,Tên hoạt chất\nJ01CA04,{0}\n"
 
@@ -165,6 +179,12 @@ CASES: list[Case] = [
     Case("refused/csv/empty.csv", REJECTED, r"empty file", make=makers.make_empty, proves="0 bytes named .csv refused"),
     Case("parse/csv/blank.csv", BLOCKED, r"no text", make=lambda p: makers.write_bytes(p, b"\n\n   \n"),
          failed_checks=("document_has_text",), proves="only blank lines: blocked by document_has_text, nothing chunked empty"),
+    # ------------------------------------------- one bad input fails only itself (issue 22)
+    Case("refused/bad_toml/thuoc.csv", REJECTED, r"collection\.toml has a setting that cannot be used", make=_csv("bad toml"),
+         proves="a collection.toml with a bad value refuses its folder's documents with the TOML error (bytes kept); "
+         "every other folder is ingested"),
+    Case("refused/links/outside.csv", REJECTED, r"symlink leading outside .*nothing read", make=_link_outside, bytes_kept=False,
+         proves="a symlink to a file outside the inbox is refused unread: its bytes are neither stored nor indexed"),
     # ----------------------------------------------------- wrong extension
     Case("ok/wrong_ext/docx_named.pdf", OK, make=_good_docx, indexed_text="kháng sinh", fmt="docx",
          proves="a DOCX named .pdf is read as the DOCX it is (format from content)"),
