@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from ..model import ChunkKind, Segment, SegmentKind, Span
 from ..settings import Settings
-from .tokenizer import TokenBoundaries, count_tokens, split_text, strip_range, token_boundaries
+from .tokenizer import TokenBoundaries, count_tokens, has_content, split_text, strip_range, token_boundaries
 
 SEPARATOR = "\n\n"
 CONTEXT_JOIN = " > "
@@ -63,7 +63,7 @@ class Slice:
 
     @property
     def reaches_end(self) -> bool:
-        return not self.segment.text[self.end :].strip()
+        return not has_content(self.segment.text, self.end)
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ class _Run:
 
     def normalize(self, i: int, c: int) -> tuple[int, int]:
         """Skip past segment ends (and trailing whitespace) to the next content."""
-        while i < len(self.segments) and not self.segments[i].text[c:].strip():
+        while i < len(self.segments) and not has_content(self.segments[i].text, c):
             i, c = i + 1, 0
         return i, c
 

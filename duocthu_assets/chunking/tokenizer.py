@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from dataclasses import dataclass
 
 import tiktoken
@@ -163,6 +164,17 @@ def token_boundaries(text: str) -> TokenBoundaries:
     return TokenBoundaries(text=text, chars=tuple(chars), tokens=tuple(token_counts), n_tokens=len(tokens))
 
 
+_CONTENT = re.compile(r"\S")
+
+
+def has_content(text: str, start: int) -> bool:
+    """Whether ``text[start:]`` has a non-space character, without copying
+    it: ``text[start:].strip()`` at every cut made chunking quadratic in the
+    length of one long segment (a 47 MB one-line CSV). ``\S`` is exactly
+    ``not str.isspace()``, as ``strip()`` uses."""
+    return _CONTENT.search(text, start) is not None
+
+
 def strip_range(text: str, start: int, end: int) -> tuple[int, int]:
     """``(start, end)`` narrowed so ``text[start:end]`` has no outer whitespace."""
     while start < end and text[start].isspace():
@@ -201,7 +213,7 @@ def split_text(text: str, max_tokens: int, overlap_tokens: int = 0) -> list[tupl
             budget = max(1, budget - (measured - max_tokens) - 1)
         if a < b:
             pieces.append((a, b))
-        if cut >= len(text) or not text[cut:].strip():
+        if cut >= len(text) or not has_content(text, cut):
             return pieces
         nxt = bounds.overlap_start(cut, overlap_tokens, floor=start) if overlap_tokens else None
         start = nxt if nxt is not None and nxt > start else cut
