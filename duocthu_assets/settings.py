@@ -40,6 +40,7 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 200.0
 MAX_CSV_FIELD_BYTES = 16 * 1024 * 1024
+MAX_SHEET_CELLS = 4_000_000  # grid positions of one sheet once its empty rows/columns are collapsed (~1 GB)
 COLLECTION_FILE = "collection.toml"
 
 
@@ -59,6 +60,7 @@ class Settings:
     max_uncompressed_bytes: int = MAX_UNCOMPRESSED_BYTES
     max_compression_ratio: float = MAX_COMPRESSION_RATIO
     max_csv_field_bytes: int = MAX_CSV_FIELD_BYTES
+    max_sheet_cells: int = MAX_SHEET_CELLS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "profile", Profile(self.profile))

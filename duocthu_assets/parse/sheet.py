@@ -22,7 +22,7 @@ from ..model import ParsedDocument, Segment, SegmentKind
 from ..settings import Settings
 from ..textnorm import normalize_block
 from . import tabular
-from .errors import ParseFailed
+from .errors import DocumentRejected, ParseFailed
 from .ooxml_safety import open_package
 
 
@@ -62,32 +62,70 @@ def quote_sheet(name: str) -> str:
     return "'" + name.replace("'", "''") + "'"
 
 
-def sheet_grid(ws, settings: Settings) -> tuple[tabular.Grid, int, int]:
+def _kept(indexes: set[int]) -> list[int | None]:
+    """The populated row (or column) numbers in order, with one ``None`` (a
+    blank separator) wherever a gap was: as many blank rows as there were
+    tell :func:`tabular.split_regions` what one blank row tells it."""
+    out: list[int | None] = []
+    for n in sorted(indexes):
+        if out and out[-1] is not None and n != out[-1] + 1:
+            out.append(None)
+        out.append(n)
+    return out
+
+
+def sheet_grid(ws, settings: Settings) -> tuple[tabular.Grid, list[int | None], list[int | None]]:
     """The sheet's used cells as a normalized grid, merges forward-filled, and
-    the (row, column) of its top-left cell (1-based, as Excel counts)."""
+    for each grid row and column the sheet's row and column number (1-based,
+    as Excel counts; ``None`` for a blank separator). Work and memory follow
+    the populated cells, never the declared extent: rows and columns with no
+    value (nor a merge over one) are collapsed, a run of them to one blank
+    separator, so cells in A1 and XFD1048576 make a 3 × 3 grid, not 17
+    billion positions. A sheet that still needs more than ``max_sheet_cells``
+    positions (about 240 bytes each) is refused with the numbers, where a
+    dense grid over the declared extent ran out of memory."""
+    max_cells = settings.max_sheet_cells
     values = {key: cell.value for key, cell in ws._cells.items() if cell.value is not None and str(cell.value).strip() != ""}
     if not values:
-        return [], 1, 1
-    rows = [r for r, _ in values]
-    cols = [c for _, c in values]
+        return [], [], []
+    rows, cols = {r for r, _ in values}, {c for _, c in values}
     top, bottom, left, right = min(rows), max(rows), min(cols), max(cols)
-    grid: tabular.Grid = []
-    for r in range(top, bottom + 1):
-        line = []
-        for c in range(left, right + 1):
-            text, kind = cell_text(values.get((r, c)))
-            text = " ".join(normalize_block(text, settings.normalization).split()) if text else ""
-            line.append(tabular.Cell(text, (r - top, c - left), kind if text else tabular.ValueKind.EMPTY))
-        grid.append(line)
+    merges = []
     for merged in ws.merged_cells.ranges:
-        origin = (merged.min_row, merged.min_col)
-        if origin not in values:
+        if (merged.min_row, merged.min_col) not in values:
             continue
-        source = grid[origin[0] - top][origin[1] - left]
-        for r in range(max(merged.min_row, top), min(merged.max_row, bottom) + 1):
-            for c in range(max(merged.min_col, left), min(merged.max_col, right) + 1):
-                grid[r - top][c - left] = source
-    return grid, top, left
+        r0, r1 = max(merged.min_row, top), min(merged.max_row, bottom)
+        c0, c1 = max(merged.min_col, left), min(merged.max_col, right)
+        if (r1 - r0 + 1) * (c1 - c0 + 1) > max_cells:
+            raise DocumentRejected(_too_many(ws.title, (r1 - r0 + 1) * (c1 - c0 + 1), max_cells, "one merged range covers"))
+        merges.append((merged.min_row, merged.min_col, r0, r1, c0, c1))
+        rows.update(range(r0, r1 + 1))
+        cols.update(range(c0, c1 + 1))
+    row_numbers, col_numbers = _kept(rows), _kept(cols)
+    if len(row_numbers) * len(col_numbers) > max_cells:
+        raise DocumentRejected(_too_many(ws.title, len(row_numbers) * len(col_numbers), max_cells, "its populated rows × columns make"))
+    row_at = {n: i for i, n in enumerate(row_numbers) if n is not None}
+    col_at = {n: i for i, n in enumerate(col_numbers) if n is not None}
+    grid: tabular.Grid = []
+    for i, r in enumerate(row_numbers):
+        line = []
+        for j, c in enumerate(col_numbers):
+            value = values.get((r, c)) if r is not None and c is not None else None
+            text, kind = cell_text(value)
+            text = " ".join(normalize_block(text, settings.normalization).split()) if text else ""
+            line.append(tabular.Cell(text, (i, j), kind if text else tabular.ValueKind.EMPTY))
+        grid.append(line)
+    for origin_row, origin_col, r0, r1, c0, c1 in merges:
+        source = grid[row_at[origin_row]][col_at[origin_col]]
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                grid[row_at[r]][col_at[c]] = source
+    return grid, row_numbers, col_numbers
+
+
+def _too_many(sheet: str, cells: int, limit: int, what: str) -> str:
+    return (f"sheet '{sheet}': {what} {cells:,} cells, over the {limit:,} a sheet may have (max_sheet_cells) — "
+            "split the sheet, remove stray cells far from the table, or raise max_sheet_cells in its collection.toml")
 
 
 def _col_letter(col: int) -> str:
@@ -132,19 +170,20 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
     warnings: list[str] = []
     units: list[tuple[SegmentKind, str, str, int]] = []
     for ws in wb.worksheets:
-        grid, top, left = sheet_grid(ws, settings)
+        grid, row_numbers, col_numbers = sheet_grid(ws, settings)
         if not grid:
             warnings.append(f"sheet '{ws.title}' is empty: skipped")
             continue
         name = quote_sheet(ws.title)
         title = " ".join(normalize_block(ws.title, settings.normalization).split()) or ws.title
-        last = f"{_col_letter(left + len(grid[0]) - 1)}{top + len(grid) - 1}"
+        top, left = row_numbers[0], col_numbers[0]
+        last = f"{_col_letter(col_numbers[-1])}{row_numbers[-1]}"
         units.append((SegmentKind.HEADING, title, f"{name}!{_col_letter(left)}{top}:{last}", 1))
         if ws.sheet_state != "visible":
             warnings.append(f"sheet '{ws.title}' is hidden in Excel; its content is included")
         for reading in tabular.read_tables(grid, tabular.split_regions(grid)):
             for row in reading.rows:
-                ref = f"{name}!{_col_letter(left + row.col)}{top + row.row}"
+                ref = f"{name}!{_col_letter(col_numbers[row.col])}{row_numbers[row.row]}"
                 units.append((SegmentKind.PARAGRAPH if row.banner else SegmentKind.TABLE_ROW, row.text, ref, 0))
     for chart in getattr(wb, "chartsheets", []):
         warnings.append(f"chart sheet '{chart.title}' not extracted (charts are not text)")

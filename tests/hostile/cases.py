@@ -164,6 +164,12 @@ CASES: list[Case] = [
          proves="a DOCX cut in half (no central directory) fails as a damaged Word file, not as 'a zip archive'"),
     Case("parse/office/truncated.xlsx", FAILED, r"broken|corrupt|damaged|truncat", make=lambda p: makers.make_truncated_ooxml(p, "xlsx"),
          proves="a truncated XLSX fails as a damaged workbook"),
+    Case("ok/sheets/sparse_extent.xlsx", OK, make=makers.make_sparse_extent_xlsx, indexed_text="ô lạc cuối bảng tính",
+         proves="cells in A1 and XFD1048576: parsed in proportion to the populated cells (a 5 × 3 grid), not the "
+         "17-billion-cell extent; the stray cell is kept and cited as Data!XFD1048576"),
+    Case("parse/office/sparse_diagonal.xlsx", REJECTED, r"max_sheet_cells", make=makers.make_diagonal_xlsx,
+         proves="2,100 cells on a diagonal need 4.4 million grid positions even collapsed: refused with the numbers "
+         "(max_sheet_cells, default 4,000,000), never a MemoryError"),
     # ----------------------------------------------------------------- CSV
     Case("ok/csv/latin1.csv", OK, corpus="csvkit__test_latin1.csv", indexed_text="©", warning=r"not UTF-8",
          proves="non-UTF-8 (byte 0xA9): decoded in the detected code page, named in a warning, nothing replaced"),

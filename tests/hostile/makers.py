@@ -382,6 +382,36 @@ def make_macro_xlsm(path: Path, part_name: str = "vbaProject.bin") -> Path:
     return path
 
 
+def make_sparse_extent_xlsx(path: Path) -> Path:
+    """A small table at A1 and one stray cell at XFD1048576, the last cell a
+    sheet can have: the declared extent is 17 billion cells."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    for row in (["Tên thuốc", "Giá (đồng)"], ["Amoxicilin", 1200], ["Gentamicin", 5400]):
+        ws.append(row)
+    ws["XFD1048576"] = "ô lạc cuối bảng tính"
+    wb.properties.created = wb.properties.modified = FIXED_TIME
+    wb.save(path)
+    return path
+
+
+def make_diagonal_xlsx(path: Path, n: int = 2100) -> Path:
+    """``n`` cells on a diagonal: every row and column populated once, so even
+    collapsed the grid needs n × n positions (4.4 million for 2,100)."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for i in range(1, n + 1):
+        ws.cell(row=i, column=i, value=i)
+    wb.properties.created = wb.properties.modified = FIXED_TIME
+    wb.save(path)
+    return path
+
+
 def make_truncated_ooxml(path: Path, kind: str, keep: float = 0.5) -> Path:
     """A DOCX/XLSX cut short: the zip's central directory is gone."""
     data = _docx_bytes() if kind == "docx" else _xlsx_bytes()
