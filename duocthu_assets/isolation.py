@@ -35,10 +35,22 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _serve(conn: Connection, fn: Callable[..., Any], jobs: list[tuple[str, tuple]]) -> None:
-    """In the child: run the jobs whose indexes arrive, answer each in turn."""
+def _serve(conn: Connection, fn: Callable[..., Any], jobs: list[tuple[str, tuple]], memory_mb: int | None = None,
+           others: tuple[Connection, ...] = ()) -> None:
+    """In the child: run the jobs whose indexes arrive, answer each in turn.
+    It ends when the parent says so, or when the parent is gone (killed): it
+    never waits for a parent that no longer exists."""
+    parent_pid = os.getppid()
     try:
+        for other in others:  # the parent's ends of its other children's pipes: not ours to hold open
+            other.close()
+        _die_with_parent()
+        if memory_mb:
+            _limit_memory(memory_mb)
         while True:
+            while not conn.poll(ORPHAN_POLL_S):
+                if os.getppid() != parent_pid:
+                    raise EOFError("the parent process is gone")
             index = conn.recv()
             if index is None:
                 break
@@ -56,6 +68,44 @@ def _serve(conn: Connection, fn: Callable[..., Any], jobs: list[tuple[str, tuple
     finally:
         conn.close()
         os._exit(0)
+
+
+ORPHAN_POLL_S = 1.0
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this child when the process that forked it dies."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _vm_size_bytes() -> int:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _limit_memory(memory_mb: int) -> None:
+    """Allow this child ``memory_mb`` MiB of address space beyond what it
+    inherited at the fork: past it an allocation fails (``MemoryError``),
+    ending this document, not the machine."""
+    import resource
+
+    limit = _vm_size_bytes() + memory_mb * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def _exit_description(code: int | None) -> str:
@@ -84,14 +134,19 @@ class _Child:
     started: float = 0.0
 
 
-def _crash_error(process: Any) -> RuntimeError:
+def _crash_error(process: Any, what: str = "parsing") -> RuntimeError:
+    if what != "parsing":
+        return RuntimeError(f"the {what} process died ({_exit_description(process.exitcode)}) on this document")
     return RuntimeError(
         f"the parser process died ({_exit_description(process.exitcode)}): this file crashes the parser — its "
         "bytes are kept under sources/; report it with the file"
     )
 
 
-def _timeout_error(timeout_s: float) -> TimeoutError:
+def _timeout_error(timeout_s: float, what: str = "parsing") -> TimeoutError:
+    if what != "parsing":
+        return TimeoutError(f"{what} took longer than the {timeout_s:g} s limit and was stopped — raise step_timeout_s "
+                            "in its collection.toml if the document is just large")
     return TimeoutError(
         f"parsing took longer than the {timeout_s:g} s limit and was stopped — a malformed file can make a parser "
         "spin; if this one is just large, raise parse_timeout_s in its collection.toml"
@@ -105,11 +160,15 @@ def run_isolated(
     workers: int = 2,
     daemon: bool = True,
     jobs_per_child: int = 1,
+    memory_mb: int | None = None,
+    what: str = "parsing",
 ) -> dict[str, Outcome]:
     """Run ``fn(*args)`` for each ``(key, args)`` in forked children, each job
     within ``timeout_s`` (``None``: no limit). A child serves up to
-    ``jobs_per_child`` jobs. A child that starts children of its own must not
-    be a daemon (``daemon=False``)."""
+    ``jobs_per_child`` jobs, within ``memory_mb`` MiB of memory beyond what it
+    inherited (``None``: no limit). A child that starts children of its own
+    must not be a daemon (``daemon=False``). ``what`` names the work in the
+    time-limit message."""
     ctx = multiprocessing.get_context("fork")
     job_list = list(jobs)
     pending = list(range(len(job_list)))
@@ -118,7 +177,8 @@ def run_isolated(
 
     def start_child() -> _Child:
         parent, child = ctx.Pipe(duplex=True)
-        process = ctx.Process(target=_serve, args=(child, fn, job_list), daemon=daemon)
+        others = tuple(c.conn for c in children) + (parent,)
+        process = ctx.Process(target=_serve, args=(child, fn, job_list, memory_mb, others), daemon=daemon)
         process.start()
         child.close()
         return _Child(process, parent)
@@ -168,7 +228,7 @@ def run_isolated(
                     status, value = pickle.loads(child.conn.recv_bytes())
                 except (EOFError, OSError):
                     retire(child, kill=True)
-                    outcomes[key] = Outcome(key, error=_crash_error(child.process), error_kind="crash", seconds=elapsed)
+                    outcomes[key] = Outcome(key, error=_crash_error(child.process, what), error_kind="crash", seconds=elapsed)
                     continue
                 if status == "ok":
                     outcomes[key] = Outcome(key, value=value, seconds=elapsed)
@@ -179,7 +239,7 @@ def run_isolated(
                 if timeout_s is not None and now - child.started >= timeout_s:
                     key = job_list[child.index][0]
                     retire(child, kill=True)
-                    outcomes[key] = Outcome(key, error=_timeout_error(timeout_s), error_kind="timeout", seconds=now - child.started)
+                    outcomes[key] = Outcome(key, error=_timeout_error(timeout_s, what), error_kind="timeout", seconds=now - child.started)
     except BaseException:
         # interrupted (Ctrl-C) or broken: no child outlives this call
         for child in list(children):

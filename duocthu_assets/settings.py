@@ -41,6 +41,9 @@ MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 200.0
 MAX_CSV_FIELD_BYTES = 16 * 1024 * 1024
 MAX_SHEET_CELLS = 4_000_000  # grid positions of one sheet once its empty rows/columns are collapsed (~1 GB)
+MEMORY_BUDGET_MB = 4096  # per document, in its parser / crop / chunk child process, beyond what the child inherited
+STEP_TIMEOUT_S = 600.0  # per document, for cropping and for chunking (parsing has parse_timeout_s)
+MAX_CHUNKS_PER_DOCUMENT = 20_000  # more would take hours to embed (~2-50 chunks/s on two cores)
 COLLECTION_FILE = "collection.toml"
 
 
@@ -61,6 +64,9 @@ class Settings:
     max_compression_ratio: float = MAX_COMPRESSION_RATIO
     max_csv_field_bytes: int = MAX_CSV_FIELD_BYTES
     max_sheet_cells: int = MAX_SHEET_CELLS
+    memory_budget_mb: int = MEMORY_BUDGET_MB
+    step_timeout_s: float = STEP_TIMEOUT_S
+    max_chunks_per_document: int = MAX_CHUNKS_PER_DOCUMENT
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "profile", Profile(self.profile))
@@ -73,6 +79,9 @@ class Settings:
             raise ValueError(f"crop_dpi {self.crop_dpi} is below the 150 dpi a reader needs")
         if self.parse_timeout_s <= 0:
             raise ValueError(f"parse_timeout_s {self.parse_timeout_s} must be positive")
+        for name in ("max_sheet_cells", "memory_budget_mb", "step_timeout_s", "max_chunks_per_document"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} {getattr(self, name)} must be positive")
 
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)

@@ -41,11 +41,27 @@ def parse_many(jobs: list[ParseJob], workers: int = 2) -> dict[str, Outcome]:
     """Parse documents in child processes (both cores), each within its own
     settings' time limit; one document's crash or hang ends only itself."""
     outcomes: dict[str, Outcome] = {}
-    by_timeout: dict[float, list[ParseJob]] = {}
+    by_limits: dict[tuple[float, int], list[ParseJob]] = {}
     for job in jobs:
-        by_timeout.setdefault(job.settings.parse_timeout_s, []).append(job)
-    for timeout, group in by_timeout.items():
-        outcomes.update(run_isolated(_parse_stored, [(j.doc_id, (j,)) for j in group], timeout, workers, jobs_per_child=PARSE_JOBS_PER_CHILD))
+        by_limits.setdefault((job.settings.parse_timeout_s, job.settings.memory_budget_mb), []).append(job)
+    for (timeout, memory_mb), group in by_limits.items():
+        outcomes.update(run_isolated(_parse_stored, [(j.doc_id, (j,)) for j in group], timeout, workers,
+                                     jobs_per_child=PARSE_JOBS_PER_CHILD, memory_mb=memory_mb))
+    return outcomes
+
+
+def run_step_isolated(fn, jobs: dict[str, tuple], settings: dict[str, Settings], what: str, workers: int = 1) -> dict[str, Outcome]:
+    """``fn(*args)`` per document in child processes, each document within its
+    settings' ``step_timeout_s`` and ``memory_budget_mb``: a document whose
+    crop or chunking hangs, crashes the process or needs too much memory
+    fails alone (see step_failures)."""
+    outcomes: dict[str, Outcome] = {}
+    groups: dict[tuple[float, int], list[str]] = {}
+    for doc_id in jobs:
+        groups.setdefault((settings[doc_id].step_timeout_s, settings[doc_id].memory_budget_mb), []).append(doc_id)
+    for (timeout, memory_mb), keys in groups.items():
+        outcomes.update(run_isolated(fn, [(k, jobs[k]) for k in keys], timeout, workers,
+                                     jobs_per_child=len(keys), memory_mb=memory_mb, what=what))
     return outcomes
 
 
@@ -58,7 +74,10 @@ def parsed_tables(doc_id: str, raw_row: dict[str, Any], outcome: Outcome | None)
     elif outcome is None:
         status, reason = FAILED, "not parsed"
     elif outcome.error is not None:
-        if isinstance(outcome.error, DocumentRejected):
+        if isinstance(outcome.error, MemoryError):
+            status, reason = FAILED, ("parsing needed more memory than its budget (memory_budget_mb) and was stopped — "
+                                      "raise memory_budget_mb in its collection.toml if the machine has the memory")
+        elif isinstance(outcome.error, DocumentRejected):
             status, reason = REJECTED, str(outcome.error)
         elif isinstance(outcome.error, ParseFailed) or outcome.error_kind in ("timeout", "crash"):
             status, reason = FAILED, str(outcome.error)
@@ -131,6 +150,11 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
     return rows
 
 
+def crop_rows_at(warehouse_root: str, doc_id: str, raw_row: dict[str, Any], block_rows: list[dict[str, Any]], settings: Settings) -> list[dict[str, Any]]:
+    """:func:`crop_rows` in a child process (see run_step_isolated)."""
+    return crop_rows(Warehouse(warehouse_root), doc_id, raw_row, block_rows, settings)
+
+
 def crop_failure(block: dict[str, Any], settings: Settings, exc: BaseException) -> str:
     """Why a block's crop could not be rendered, with the picture's size."""
     x0, y0, x1, y1 = (float(v) for v in block["bbox"])
@@ -152,4 +176,11 @@ def chunk_rows(doc_id: str, segment_rows: list[dict], block_rows: list[dict], cr
     segments = [segment_from_row(r) for r in segment_rows]
     blocks = [block_from_row(r) for r in block_rows]
     crop_paths = {r["block_id"]: r["path"] for r in crop_rows_}
-    return [to_row(c, doc_id) for c in build_chunks(doc_id, segments, blocks, crop_paths, settings)]
+    built = build_chunks(doc_id, segments, blocks, crop_paths, settings)
+    if len(built) > settings.max_chunks_per_document:
+        raise StepFailed(
+            f"chunking failed: {len(built):,} chunks, over the {settings.max_chunks_per_document:,} a document may have "
+            "(max_chunks_per_document) — embedding them would take hours; split the document, or raise the limit in "
+            "its collection.toml"
+        )
+    return [to_row(c, doc_id) for c in built]

@@ -37,8 +37,11 @@ def describe(stage: str, exc: BaseException) -> str:
     """The reason for ``exc`` raised by ``stage``'s work on one document."""
     if isinstance(exc, StepFailed):
         return str(exc)
+    if isinstance(exc, TimeoutError) or (isinstance(exc, RuntimeError) and " process died " in str(exc)):
+        return f"{VERBS[stage]}: {exc}"  # the isolation's own words: time limit, or the process died
     if isinstance(exc, MemoryError):
-        return f"{VERBS[stage]}: out of memory — the document is too large for this machine's memory"
+        return (f"{VERBS[stage]}: needed more memory than its budget (memory_budget_mb) and was stopped — raise "
+                "memory_budget_mb in its collection.toml if the machine has the memory")
     if isinstance(exc, OSError) and getattr(exc, "errno", None) == 28:
         where = f" while writing {exc.filename}" if exc.filename else ""
         return f"{VERBS[stage]}: no space left on device{where} — free disk space and ingest again"

@@ -7,11 +7,14 @@ import pyarrow as pa
 from .. import progress
 from ..inbox import Registry
 from ..resources import WarehouseResource
-from ..stages import chunk_rows
+from ..stages import chunk_rows, run_step_isolated
 from ..step_failures import clear_failure, describe, record_failure
 from ..storage import table_from_rows
 from ..version import code_version
 from .partitions import documents, one_run_per_batch, rows, settings_for
+
+
+CHUNK_PARALLEL_AT = 8  # documents: fewer are chunked by one child process
 
 
 @dg.asset(
@@ -35,9 +38,20 @@ def chunks(
     out = {}
     kinds: dict[str, int] = {}
     keys = context.partition_keys
+    # each document chunked in a child process within its step_timeout_s and
+    # memory_budget_mb; a failure ends only its document (see step_failures)
+    settings = {doc_id: settings_for(registry, doc_id) for doc_id in keys}
+    jobs = {
+        doc_id: (doc_id, rows(segments, doc_id), rows(lifted_blocks, doc_id), rows(crops, doc_id), settings[doc_id])
+        for doc_id in keys
+    }
+    outcomes = run_step_isolated(chunk_rows, jobs, settings, "chunking", workers=2 if len(keys) >= CHUNK_PARALLEL_AT else 1)
     for i, doc_id in enumerate(keys, 1):
         try:
-            made = chunk_rows(doc_id, rows(segments, doc_id), rows(lifted_blocks, doc_id), rows(crops, doc_id), settings_for(registry, doc_id))
+            outcome = outcomes[doc_id]
+            if outcome.error is not None:
+                raise outcome.error
+            made = outcome.value
         except Exception as exc:  # noqa: BLE001 - one document's failure is its own (see step_failures)
             reason = describe("chunks", exc)
             record_failure(warehouse.get(), "chunks", doc_id, reason)

@@ -7,7 +7,7 @@ import pyarrow as pa
 from .. import progress
 from ..inbox import Registry
 from ..resources import WarehouseResource
-from ..stages import crop_rows
+from ..stages import crop_rows, crop_rows_at, run_step_isolated
 from ..step_failures import clear_failure, describe, record_failure
 from ..storage import first_row, table_from_rows
 from ..version import code_version
@@ -35,10 +35,22 @@ def crops(
     out = {}
     total = 0
     keys = context.partition_keys
+    settings = {doc_id: settings_for(registry, doc_id) for doc_id in keys}
+    raw_rows = {doc_id: first_row(raw_documents.get(doc_id)) or {} for doc_id in keys}
+    # documents with blocks are rendered in child processes, each within its
+    # step_timeout_s and memory_budget_mb (MuPDF may hang, crash or balloon)
+    with_blocks = {doc_id: rows(lifted_blocks, doc_id) for doc_id in keys}
+    jobs = {doc_id: (str(wh.root), doc_id, raw_rows[doc_id], blocks, settings[doc_id]) for doc_id, blocks in with_blocks.items() if blocks}
+    outcomes = run_step_isolated(crop_rows_at, jobs, settings, "cropping") if jobs else {}
     for i, doc_id in enumerate(keys, 1):
-        raw_row = first_row(raw_documents.get(doc_id)) or {}
         try:
-            made = crop_rows(wh, doc_id, raw_row, rows(lifted_blocks, doc_id), settings_for(registry, doc_id))
+            if doc_id in outcomes:
+                outcome = outcomes[doc_id]
+                if outcome.error is not None:
+                    raise outcome.error
+                made = outcome.value
+            else:
+                made = crop_rows(wh, doc_id, raw_rows[doc_id], [], settings[doc_id])
         except Exception as exc:  # noqa: BLE001 - one document's failure is its own (see step_failures)
             reason = describe("crops", exc)
             record_failure(wh, "crops", doc_id, reason)
