@@ -10,13 +10,19 @@ from .resources import default_warehouse_root
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from .ingest import IngestSettingError, ingest
+    from .ingest import IngestSettingError, disk_full_message, ingest
 
     try:
         result = ingest(args.paths, args.warehouse, profile=args.profile, show_progress=not args.quiet)
     except (FileNotFoundError, IngestSettingError) as exc:
         print(f"duocthu ingest: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        full = disk_full_message(exc, args.warehouse)
+        if full is None:
+            raise
+        print(f"duocthu ingest: {full}", file=sys.stderr)
+        return 3
     if args.report:
         Path(args.report).parent.mkdir(parents=True, exist_ok=True)
         Path(args.report).write_text(result.to_json() + "\n", encoding="utf-8")

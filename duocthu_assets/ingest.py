@@ -48,7 +48,7 @@ from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
 from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from .sources import refused_on_sight
-from .storage import Warehouse, first_row
+from .storage import Warehouse, first_row, remove_stale_temp_files
 from .version import code_version
 
 INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings")
@@ -216,8 +216,47 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, keys: list[str
             outcome.failed_checks.setdefault(evaluation.partition, {})[evaluation.check_name] = message.value if message else ""
     if not result.success and not outcome.failed_checks:
         failures = [e for e in result.all_events if e.is_step_failure]
-        outcome.error = failures[0].event_specific_data.error.message.strip() if failures else "run failed"
+        outcome.error = root_cause(failures[0].event_specific_data.error) if failures else "run failed"
     return outcome
+
+
+def root_cause(error) -> str:
+    """The innermost cause of a step's error (a ``SerializableErrorInfo``),
+    which says what happened: "Error occurred while executing op crops" does
+    not; "no space left on device while writing …" does."""
+    while getattr(error, "cause", None) is not None and (error.cls_name or "").startswith("Dagster"):
+        error = error.cause  # Dagster's wrappers ("Error occurred while executing op …") say where, not what
+    return (error.message or "").strip() or "run failed"
+
+
+def disk_full_message(exc: BaseException, warehouse_root: str) -> str | None:
+    """For an ingest that stopped because the disk filled (Dagster's SQLite
+    event log says only "disk I/O error" or "database or disk is full"), what
+    to tell the user; None for any other error."""
+    import errno
+    import shutil
+    import sqlite3
+
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        text = str(error).lower()
+        full = (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)) or "no space left" in text
+        try:
+            free = shutil.disk_usage(Path(warehouse_root).absolute()).free
+        except OSError:
+            free = None
+        if isinstance(error, sqlite3.OperationalError) or "sqlite3.operationalerror" in text:
+            # SQLite says "disk I/O error" when a write hits a full disk: believed when the disk is (nearly) full
+            full = full or "disk is full" in text or ("disk i/o error" in text and free is not None and free < 64 << 20)
+        if full:
+            room = f" ({free // (1 << 20):,} MiB free now)" if free is not None else ""
+            return (f"no space left on device while writing the warehouse {warehouse_root}{room}: {str(error).splitlines()[0]} — "
+                    "free some space (or move the warehouse to a larger disk) and run the same ingest again; what was "
+                    "written is complete, and the documents not recorded as built are built again")
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def _execute_in_worker(job: dg.JobDefinition, warehouse_root: str, run: PlannedRun) -> _RunOutcome:
@@ -269,6 +308,10 @@ def ingest(
     if show_progress:
         os.environ[progress.ENV] = "1"
     warehouse = Warehouse(warehouse_root)
+    if warehouse.is_local:
+        stale = remove_stale_temp_files(warehouse.root.path)
+        if stale:
+            print(f"duocthu: removed {len(stale)} temporary file(s) left by a killed or failed write", file=sys.stderr)
     instance = open_instance(warehouse_root)
     released = fail_orphaned_runs(instance)
     if released:

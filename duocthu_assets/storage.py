@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import hashlib
 import io
 import os
 import shutil
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from typing import Any, BinaryIO, Iterable, Mapping
@@ -335,19 +337,31 @@ class Warehouse:
         """Copy ``source`` to ``target`` in blocks through a temporary name no
         ``*.parquet`` glob matches, then rename: never a partial ``target``.
         The file's inode number when the warehouse is local."""
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}{TMP_SUFFIX}")
+        tmp = target.with_name(temp_name(target.name))
         if self.is_local:
-            with open(tmp, "wb") as fh:
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(tmp, "wb") as fh:
+                    shutil.copyfileobj(source, fh, COPY_BLOCK)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                    inode = os.fstat(fh.fileno()).st_ino
+                os.replace(tmp, target)
+                return inode
+            except OSError as exc:
+                raise _explained(exc, target) from exc
+            finally:  # an error anywhere (disk full, interrupted): no temporary file stays behind
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with tmp.open("wb") as fh:
                 shutil.copyfileobj(source, fh, COPY_BLOCK)
-                fh.flush()
-                os.fsync(fh.fileno())
-                inode = os.fstat(fh.fileno()).st_ino
-            os.replace(tmp, target)
-            return inode
-        with tmp.open("wb") as fh:
-            shutil.copyfileobj(source, fh, COPY_BLOCK)
-        tmp.fs.mv(tmp.path, target.path)
+            tmp.fs.mv(tmp.path, target.path)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                tmp.unlink()
+            raise
         return None
 
     def write_many_bytes_atomic(self, files: Mapping[UPath, bytes]) -> dict[UPath, int | None]:
@@ -361,10 +375,11 @@ class Warehouse:
             return {target: self.write_bytes_atomic(target, data) for target, data in files.items()}
         inodes: dict[UPath, int | None] = {}
         written: list[tuple[str, UPath]] = []
+        target = next(iter(files))
         try:
             for target, data in files.items():
                 target.parent.mkdir(parents=True, exist_ok=True)
-                tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}{TMP_SUFFIX}").path
+                tmp = target.with_name(temp_name(target.name)).path
                 written.append((tmp, target))
                 with open(tmp, "wb") as fh:
                     fh.write(data)
@@ -375,6 +390,8 @@ class Warehouse:
                 os.replace(tmp, target.path)
                 written.pop(0)
             return inodes
+        except OSError as exc:
+            raise _explained(exc, target) from exc
         finally:
             for tmp, _ in written:  # interrupted: no temporary file is left behind
                 with contextlib.suppress(OSError):
@@ -489,6 +506,73 @@ class Warehouse:
 
 class SchemaVersionError(RuntimeError):
     pass
+
+
+class DiskFullError(OSError):
+    """No space left while writing into the warehouse, said so."""
+
+
+def temp_name(name: str) -> str:
+    """The temporary name a file is written under before its rename: hidden,
+    never ``*.parquet``, carrying the writer's pid so a later ingest can tell
+    the leftovers of a dead writer (:func:`remove_stale_temp_files`)."""
+    return f".{name}.{os.getpid()}-{uuid.uuid4().hex}{TMP_SUFFIX}"
+
+
+def _explained(exc: OSError, target: Any) -> OSError:
+    if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
+        free = ""
+        with contextlib.suppress(OSError):
+            free = f" ({shutil.disk_usage(os.path.dirname(str(target))).free // (1 << 20):,} MiB free)"
+        return DiskFullError(exc.errno, f"no space left on device while writing {target}{free} — free some space (or "
+                             "move the warehouse to a larger disk) and ingest again; what was written is complete")
+    return exc
+
+
+def remove_stale_temp_files(root: str | os.PathLike[str], skip: tuple[str, ...] = ("dagster_home",)) -> list[str]:
+    """Delete the temporary files (:func:`temp_name`) of writers that are no
+    longer running (killed mid-write, or a disk that filled); a live writer's
+    are left alone. Returns what was removed."""
+    removed = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath == os.fspath(root):
+            dirnames[:] = [d for d in dirnames if d not in skip]
+        for name in filenames:
+            if not (name.startswith(".") and name.endswith(TMP_SUFFIX)):
+                continue
+            pid = _writer_pid(name)
+            if pid is not None and _alive(pid):
+                continue
+            if pid is None:  # an older name without the writer's pid: only when surely abandoned
+                with contextlib.suppress(OSError):
+                    if time.time() - os.stat(os.path.join(dirpath, name)).st_mtime < STALE_AFTER_S:
+                        continue
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(dirpath, name))
+                removed.append(os.path.join(dirpath, name))
+    return removed
+
+
+STALE_AFTER_S = 3600
+
+
+def _writer_pid(name: str) -> int | None:
+    """The pid in ``.<name>.<pid>-<uuid>.tmp``; None for the older
+    ``.<name>.<uuid>.tmp`` (its writer unknown: removed only by age)."""
+    stem = name[: -len(TMP_SUFFIX)]
+    last = stem.rsplit(".", 1)[-1]
+    pid, _, rest = last.partition("-")
+    return int(pid) if pid.isdigit() and rest else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 _LIBC = None
