@@ -76,6 +76,11 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             pages.append(content)
         page_count = doc.page_count
         repaired = bool(getattr(doc, "is_repaired", False))
+        attached = embedded_files(doc)
+        if attached:  # issue 22: dropped silently before
+            shown = ", ".join(attached[:5]) + (" …" if len(attached) > 5 else "")
+            warnings.append(f"{len(attached)} embedded file(s) not extracted ({shown}) — a PDF's attachments are not read; "
+                            "save them out and ingest them as documents of their own")
     finally:
         doc.close()
     if damaged:
@@ -113,6 +118,21 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         pages_needing_ocr=[lay.page_no for lay in layouts if lay.needs_ocr],
         warnings=warnings,
     )
+
+
+def embedded_files(doc) -> list[str]:
+    """Names of the files attached to a PDF: the document's embedded files
+    and the pages' file-attachment annotations."""
+    names: list[str] = []
+    try:
+        names += [str(n) for n in doc.embfile_names()]
+        for page in doc:
+            for annot in page.annots() or []:
+                if annot.type[1] == "FileAttachment":
+                    names.append(str(annot.file_info.get("filename") or f"page {page.number + 1} attachment"))
+    except Exception:  # noqa: BLE001 - best effort: a damaged name table must not fail the parse
+        pass
+    return names
 
 
 # --- one page ---------------------------------------------------------------------------

@@ -120,6 +120,22 @@ def make_oversized_table_pdf(path: Path, size_pt: float = 14400, rows: int = 60)
     return path
 
 
+def make_pdf_with_attachments(path: Path) -> Path:
+    """A text PDF carrying an embedded workbook and a file-attachment note:
+    the attachments are not read, and a warning says so."""
+    import pymupdf
+
+    make_text_pdf(path, [["Hướng dẫn kèm tệp đính kèm", "Bảng giá chi tiết nằm trong tệp đính kèm."]])
+    doc = pymupdf.open(path)
+    doc.embfile_add("bang_gia.xlsx", b"PK\x03\x04 not a real workbook", filename="bang_gia.xlsx")
+    doc[0].add_file_annot((400, 100), b"ghi chu", "ghi_chu.txt")
+    doc.set_metadata({"creationDate": "D:20260101000000", "modDate": "D:20260101000000", "producer": "duocthu tests"})
+    data = doc.tobytes(garbage=4, deflate=True, no_new_id=True)
+    doc.close()
+    path.write_bytes(data)
+    return path
+
+
 def make_truncated_pdf(path: Path, keep: float = 0.6) -> Path:
     """A 4-page text PDF cut after ``keep`` of its bytes (an interrupted
     download): MuPDF "repairs" it and finds 4 pages with no text at all."""
