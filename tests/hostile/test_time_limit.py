@@ -144,3 +144,45 @@ def test_spinning_and_crashing_parsers_fail_only_their_documents(tmp_path: Path,
         texts = [t for d, t in zip(indexed.column("doc_id").to_pylist(), indexed.column("text").to_pylist()) if d == name]
         assert any(phrase in t for t in texts), (name, phrase)
     assert elapsed < 120, elapsed
+
+
+ORPHAN_SCRIPT = r"""
+import os, sys, time
+from duocthu_assets.isolation import run_isolated
+
+def job(folder, name):
+    with open(os.path.join(folder, name), "w") as fh:
+        fh.write(str(os.getpid()))
+    if name == "quick":
+        return 1
+    time.sleep(600)
+
+folder = sys.argv[1]
+run_isolated(job, [("quick", (folder, "quick")), ("slow", (folder, "slow")), ("slower", (folder, "slower"))],
+             timeout_s=None, workers=2, jobs_per_child=1)
+"""
+
+
+def test_children_exit_when_the_parent_is_killed(tmp_path):
+    """Issue 22: children waiting for their next job (or working) must not
+    outlive a parent killed with SIGKILL (they blocked forever in recv())."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    process = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT, str(tmp_path)], cwd=Path(__file__).resolve().parents[2])
+    deadline = time.monotonic() + 60
+    while not ((tmp_path / "slow").exists() and (tmp_path / "slower").exists()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pids = [int((tmp_path / name).read_text()) for name in ("slow", "slower")]
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in pids if Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]]
+        time.sleep(0.1)
+    for pid in alive:  # a failing run leaves nothing behind either
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"children {alive} outlived their killed parent"
