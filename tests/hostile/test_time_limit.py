@@ -172,12 +172,20 @@ def test_children_exit_when_the_parent_is_killed(tmp_path):
     import time
 
     process = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT, str(tmp_path)], cwd=Path(__file__).resolve().parents[2])
-    deadline = time.monotonic() + 60
-    while not ((tmp_path / "slow").exists() and (tmp_path / "slower").exists()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    pids = [int((tmp_path / name).read_text()) for name in ("slow", "slower")]
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
+
+    def written(name: str) -> str:
+        path = tmp_path / name
+        return path.read_text().strip() if path.exists() else ""
+
+    try:
+        deadline = time.monotonic() + 60
+        while not (written("slow") and written("slower")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pids = [int(written(name)) for name in ("slow", "slower") if written(name)]
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert len(pids) == 2, "the children never started their jobs"
     deadline = time.monotonic() + 15
     alive = pids
     while alive and time.monotonic() < deadline:
