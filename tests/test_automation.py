@@ -9,7 +9,13 @@ import dagster as dg
 import pyarrow.parquet as pq
 import pytest
 
-from duocthu_assets.automation import inbox_sensor, nightly_reingest, record_built
+from duocthu_assets.automation import (
+    inbox_sensor,
+    index_after_ingest_failure,
+    index_after_ingest_success,
+    nightly_reingest,
+    record_built,
+)
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
 from duocthu_assets.inbox import Registry, doc_id_for
@@ -19,7 +25,7 @@ from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.storage import Warehouse
 from duocthu_assets.version import code_version
 
-from .docgen import make_docx, make_xlsx
+from .docgen import make_docx, make_scanned_pdf, make_xlsx
 
 
 @pytest.fixture
@@ -34,9 +40,30 @@ def setup(tmp_path: Path, monkeypatch):
     return inbox, warehouse, instance
 
 
+def _resources(warehouse) -> dict:
+    return {"warehouse": WarehouseResource(root=str(warehouse))}
+
+
 def _tick(instance, warehouse):
-    context = dg.build_sensor_context(instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))})
-    return inbox_sensor(context)
+    """One evaluation of the inbox sensor as the daemon does it: evaluate_tick,
+    which checks what the sensor returns and resolves its run requests."""
+    defs = build_definitions(str(warehouse))
+    with dg.build_sensor_context(instance_ref=instance.get_ref(), resources=_resources(warehouse), definitions=defs) as context:
+        return inbox_sensor.evaluate_tick(context)
+
+
+def _schedule_tick(instance, warehouse):
+    """One tick of the nightly schedule through Dagster's own evaluation (the
+    one that rejected a SensorResult)."""
+    defs = build_definitions(str(warehouse))
+    with dg.build_schedule_context(
+        instance_ref=instance.get_ref(), resources=_resources(warehouse), repository_def=defs.get_repository_def()
+    ) as context:
+        return nightly_reingest.evaluate_tick(context)
+
+
+def _built(warehouse, doc_ids, version=None):
+    record_built(Registry(Warehouse(warehouse)), doc_ids, version or code_version())
 
 
 def test_sensor_adds_partitions_and_runs_only_new_or_changed(setup):
@@ -45,10 +72,12 @@ def test_sensor_adds_partitions_and_runs_only_new_or_changed(setup):
     assert [r.partitions_def_name for r in result.dynamic_partitions_requests] == ["documents"]
     assert sorted(result.dynamic_partitions_requests[0].partition_keys) == ["a.docx", "b.xlsx"]
     assert sorted(r.partition_key for r in result.run_requests) == ["a.docx", "b.xlsx"]
+    assert all(r.job_name in (None, INGEST_JOB) and r.run_key for r in result.run_requests)
 
     instance.add_dynamic_partitions("documents", ["a.docx", "b.xlsx"])
-    record_built(Registry(Warehouse(warehouse)), ["a.docx", "b.xlsx"], code_version())
-    assert _tick(instance, warehouse).run_requests == []
+    _built(warehouse, ["a.docx", "b.xlsx"])
+    unchanged = _tick(instance, warehouse)
+    assert unchanged.run_requests == [] and unchanged.dynamic_partitions_requests == []
 
     make_xlsx(inbox / "b.xlsx", ["Tên", "Số lượng"], [["z", 3]])
     changed = _tick(instance, warehouse)
@@ -56,18 +85,70 @@ def test_sensor_adds_partitions_and_runs_only_new_or_changed(setup):
     assert changed.dynamic_partitions_requests == []
 
 
-def test_nightly_schedule_skips_unchanged_documents(setup):
+def test_nightly_schedule_ticks_through_dagster_on_unchanged_and_changed_documents(setup):
     inbox, warehouse, instance = setup
-    _tick(instance, warehouse)
-    instance.add_dynamic_partitions("documents", ["a.docx", "b.xlsx"])
-    record_built(Registry(Warehouse(warehouse)), ["a.docx", "b.xlsx"], code_version())
-    context = dg.build_schedule_context(instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))})
     assert nightly_reingest.cron_schedule == "0 2 * * *"
-    assert list(nightly_reingest(context).run_requests) == []
-    # a code change (a different code version) makes every document due
-    registry = Registry(Warehouse(warehouse))
-    record_built(registry, ["a.docx"], "an-older-version")
-    assert [r.partition_key for r in nightly_reingest(context).run_requests] == ["a.docx"]
+    assert nightly_reingest.execution_timezone == "Asia/Ho_Chi_Minh"
+
+    # before the sensor has seen them: no partitions yet, so nothing a
+    # schedule may request; it says why instead of failing the tick
+    fresh = _schedule_tick(instance, warehouse)
+    assert fresh.run_requests == []
+    assert "2 new document(s) wait for inbox_sensor" in fresh.skip_message
+
+    instance.add_dynamic_partitions("documents", ["a.docx", "b.xlsx"])
+    _built(warehouse, ["a.docx", "b.xlsx"])
+    unchanged = _schedule_tick(instance, warehouse)
+    assert unchanged.run_requests == []
+    assert unchanged.skip_message == "2 document(s) unchanged since built"
+
+    make_docx(inbox / "a.docx", [("Một", ["Đoạn văn đã sửa."])])
+    changed = _schedule_tick(instance, warehouse)
+    (run,) = changed.run_requests
+    assert run.partition_key == "a.docx" and run.run_key
+    assert run.tags["dagster/schedule_name"] == "nightly_reingest"
+    assert run.tags["dagster/partition"] == "a.docx"
+
+    # a code change (a different code version) makes a document due too
+    _built(warehouse, ["a.docx"])
+    _built(warehouse, ["b.xlsx"], "an-older-version")
+    assert [r.partition_key for r in _schedule_tick(instance, warehouse).run_requests] == ["b.xlsx"]
+
+
+def test_run_status_sensors_record_the_build_and_request_the_index(setup):
+    """Both run-status sensors through Dagster's evaluation: the first tick
+    sets the cursor, the next sees the run that ended since and answers it."""
+    inbox, warehouse, instance = setup
+    defs = build_definitions(str(warehouse))
+    make_scanned_pdf(inbox / "scan.pdf", pages=1)  # no text layer: a blocking check fails its run
+    register = _tick(instance, warehouse)  # registers the files
+    assert len(register.run_requests) == 3
+    instance.add_dynamic_partitions("documents", ["a.docx", "b.xlsx", "scan.pdf"])
+
+    def tick(sensor, cursor):
+        with dg.build_sensor_context(
+            instance_ref=instance.get_ref(), cursor=cursor, resources=_resources(warehouse), definitions=defs
+        ) as context:
+            return sensor.evaluate_tick(context)
+
+    cursors = {s.name: tick(s, None).cursor for s in (index_after_ingest_success, index_after_ingest_failure)}
+    job = defs.resolve_job_def(INGEST_JOB)
+    good = job.execute_in_process(instance=instance, partition_key="a.docx", raise_on_error=False)
+    bad = job.execute_in_process(instance=instance, partition_key="scan.pdf", raise_on_error=False)
+    assert good.success and not bad.success
+
+    after_success = tick(index_after_ingest_success, cursors["index_after_ingest_success"])
+    assert [r.run_key for r in after_success.run_requests] == [f"index-after-{good.run_id}"]
+    after_failure = tick(index_after_ingest_failure, cursors["index_after_ingest_failure"])
+    assert [r.run_key for r in after_failure.run_requests] == [f"index-after-{bad.run_id}"]
+    assert {r.job_name for r in after_success.run_requests + after_failure.run_requests} <= {None, "refresh_search_index"}
+
+    records = Registry(Warehouse(warehouse)).records
+    assert records["a.docx"].built["code_version"] == code_version()
+    assert records["scan.pdf"].built["sha256"] == records["scan.pdf"].sha256
+    assert "b.xlsx" not in [r.partition_key for r in after_success.run_requests]
+    # the two are built now: the next schedule tick requests only the third
+    assert [r.partition_key for r in _schedule_tick(instance, warehouse).run_requests] == ["b.xlsx"]
 
 
 def test_removed_file_leaves_the_index_and_keeps_its_history(setup):
