@@ -71,15 +71,35 @@ def plan_schedule(context, records: list[DocumentRecord]) -> list[dg.RunRequest]
     to ``inbox_sensor``, which adds its partition and runs it."""
     existing = set(context.instance.get_dynamic_partitions(documents.name))
     due = due_runs(records, code_version())
-    runs = [r for r in due if r.partition_key in existing]
+    # a schedule's run key only dedupes within one tick: a build still queued
+    # or running from an earlier tick (or from the sensor) is not asked again
+    in_flight = _builds_in_flight(context.instance, [r.tags[BUILD_KEY_TAG] for r in due])
+    runs = [r for r in due if r.partition_key in existing and r.tags[BUILD_KEY_TAG] not in in_flight]
     if runs:
         return runs
-    waiting = len(due) - len(runs)
+    waiting = sum(r.partition_key not in existing for r in due)
     unchanged = len(records) - len(due)
     why = f"{unchanged} document(s) unchanged since built"
     if waiting:
         why += f"; {waiting} new document(s) wait for inbox_sensor to add their partitions"
+    if in_flight:
+        why += f"; {len(in_flight)} already queued or running"
     return dg.SkipReason(why)
+
+
+_UNFINISHED = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+]
+
+
+def _builds_in_flight(instance: dg.DagsterInstance, keys: list[str]) -> set[str]:
+    if not keys:
+        return set()
+    runs = instance.get_runs(filters=dg.RunsFilter(tags={BUILD_KEY_TAG: keys}, statuses=_UNFINISHED))
+    return {run.tags[BUILD_KEY_TAG] for run in runs}
 
 
 NIGHTLY_CRON_ENV = "DUOCTHU_NIGHTLY_CRON"

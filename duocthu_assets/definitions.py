@@ -17,6 +17,7 @@ from .assets.parsing import parse_documents
 from .assets.raw_documents import raw_documents
 from .assets.search_index import search_index
 from .automation import index_after_ingest_failure, index_after_ingest_success, inbox_sensor, nightly_reingest
+from .executor import per_run_executor
 from .jobs import ingest_job, refresh_index_job
 from .resources import EmbedderResource, ParquetWarehouseIOManager, WarehouseResource, default_warehouse_root
 
@@ -41,7 +42,7 @@ def build_definitions(warehouse_root: str | None = None, max_concurrent: int | N
                 base_url=os.environ.get("DUOCTHU_EMBED_BASE_URL", ""),
             ),
         },
-        executor=dg.multiprocess_executor.configured({"max_concurrent": concurrency}),
+        executor=per_run_executor.configured({"max_concurrent": concurrency}),
     )
 
 

@@ -150,6 +150,14 @@ def test_run_status_sensors_record_the_build_and_request_the_index(setup):
     # the two are built now: the next schedule tick requests only the third
     assert [r.partition_key for r in _schedule_tick(instance, warehouse).run_requests] == ["b.xlsx"]
 
+    # a build already queued (from an earlier tick or the sensor) is not requested again
+    queued = _schedule_tick(instance, warehouse).run_requests[0]
+    instance.create_run_for_job(
+        job_def=defs.resolve_job_def(INGEST_JOB), run_config={}, tags=queued.tags, status=dg.DagsterRunStatus.NOT_STARTED
+    )
+    again = _schedule_tick(instance, warehouse)
+    assert again.run_requests == [] and "1 already queued or running" in again.skip_message
+
 
 def test_removed_file_leaves_the_index_and_keeps_its_history(setup):
     inbox, warehouse, instance = setup
@@ -193,3 +201,68 @@ def test_doc_ids_are_sanitized_and_unique(path):
     assert all(c in "abcdefghijklmnopqrstuvwxyz0123456789._-" for c in doc_id)
     assert ".." not in doc_id and "\n" not in doc_id and not doc_id.startswith(".")
     assert doc_id != doc_id_for(path + "x")
+
+
+@pytest.mark.slow
+def test_a_real_daemon_fires_the_schedule_and_reingests_the_changed_document(tmp_path: Path):
+    """`dagster-daemon run` over the workspace, the nightly cron overridden to
+    every minute (DUOCTHU_NIGHTLY_CRON), the inbox sensor stopped so only the
+    schedule can request the run: the changed document is re-ingested, the
+    unchanged one is not, and the run-status sensor records the build."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.ui_helpers import BIN, REPO, UiPlace, _default_signals
+
+    place = UiPlace(tmp_path)
+    make_docx(place.inbox / "a.docx", [("Một", ["Đoạn văn thứ nhất."])])
+    make_xlsx(place.inbox / "b.xlsx", ["Tên", "Số lượng"], [["x", 1]])
+    assert main(["ingest", str(place.inbox), "--warehouse", str(place.warehouse), "--quiet"]) == 0
+    make_docx(place.inbox / "a.docx", [("Một", ["Đoạn văn đã sửa trong đêm."])])
+
+    env = place.env(DUOCTHU_NIGHTLY_CRON="* * * * *", DUOCTHU_TIMEZONE="UTC")
+    stop = subprocess.run(
+        [str(BIN / "dagster"), "sensor", "stop", "inbox_sensor", "-w", "workspace.yaml"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert stop.returncode == 0, stop.stdout + stop.stderr
+
+    log = (tmp_path / "daemon.log").open("wb")
+    daemon = subprocess.Popen(
+        [str(BIN / "dagster-daemon"), "run", "-w", "workspace.yaml"], cwd=REPO, env=env,
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_default_signals,
+    )
+    scheduled = []
+    try:
+        with dg.DagsterInstance.from_config(str(place.home)) as instance:
+            deadline = time.monotonic() + 600  # the next minute, then the queued run on two shared cores
+            while time.monotonic() < deadline:
+                assert daemon.poll() is None, (tmp_path / "daemon.log").read_text()
+                scheduled = instance.get_runs(filters=dg.RunsFilter(tags={"dagster/schedule_name": "nightly_reingest"}))
+                if scheduled and all(r.is_finished for r in scheduled):
+                    break
+                time.sleep(2)
+            statuses = {r.tags.get("dagster/partition"): r.status for r in scheduled}
+            assert statuses == {"a.docx": dg.DagsterRunStatus.SUCCESS}, (statuses, (tmp_path / "daemon.log").read_text()[-3000:])
+            sensor_runs = instance.get_runs(filters=dg.RunsFilter(tags={"dagster/sensor_name": "inbox_sensor"}))
+            assert sensor_runs == [], "the stopped inbox sensor requested a run"
+            # the run-status sensor saw it succeed: the build is recorded, the index refreshed
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if Registry(Warehouse(place.warehouse)).records["a.docx"].built.get("sha256") == Registry(Warehouse(place.warehouse)).records["a.docx"].sha256:
+                    break
+                time.sleep(2)
+    finally:
+        try:
+            os.killpg(daemon.pid, signal.SIGTERM)
+            daemon.wait(timeout=30)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(daemon.pid, signal.SIGKILL)
+            daemon.wait(timeout=10)
+        log.close()
+    text = " ".join(pq.read_table(place.warehouse / "chunks" / "a.docx.parquet").column("text").to_pylist())
+    assert "đã sửa trong đêm" in text
+    record = Registry(Warehouse(place.warehouse)).records["a.docx"]
+    assert record.built["sha256"] == record.sha256, "index_after_ingest_success did not record the build"
