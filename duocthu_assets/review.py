@@ -72,13 +72,13 @@ def markdown_table(blocked: list[BlockedDocument], checked: int) -> str:
     lines = [
         f"**{len(blocked)} of {checked} documents blocked**",
         "",
-        "| document | blocked by | message | pages | offending ids |",
+        "| document | blocked by | pages | offending ids | message |",
         "|---|---|---|---|---|",
     ]
     for doc in blocked:
         pages = ", ".join(str(p) for p in doc.pages) or "—"
         ids = ", ".join(doc.offending_ids[:5]) + (" …" if doc.count > 5 else "") if doc.offending_ids else "—"
-        lines.append(f"| {_cell(doc.doc_id)} | `{doc.blocked_by}` | {_cell(doc.message)} | {pages} | {_cell(ids)} |")
+        lines.append(f"| {_cell(doc.doc_id)} | `{doc.blocked_by}` | {pages} | {_cell(ids)} | {_cell(doc.message)} |")
     return "\n".join(lines)
 
 

@@ -32,7 +32,7 @@ def test_the_first_failing_rule_in_pipeline_order_is_named_with_its_evidence():
     blocked = blocked_documents(statuses, rules, evidence)
     assert [(b.doc_id, b.blocked_by, b.other_failed) for b in blocked] == [("scan.pdf", "parsed_documents.no_pages_need_ocr", ("chunks.c",))]
     table = markdown_table(blocked, 3)
-    assert "| scan.pdf | `parsed_documents.no_pages_need_ocr` | 2 pages need OCR \\| no text layer | 1, 2 | page 1, page 2 |" in table
+    assert "| scan.pdf | `parsed_documents.no_pages_need_ocr` | 1, 2 | page 1, page 2 | 2 pages need OCR \\| no text layer |" in table
     assert summary_line(blocked, 3) == "1 of 3 blocked — scan.pdf: parsed_documents.no_pages_need_ocr"
     assert blocked_documents({"ok.docx": statuses["ok.docx"]}, rules, evidence) == []
     assert markdown_table([], 1).startswith("No blocked documents")
