@@ -79,6 +79,8 @@ def markdown_table(blocked: list[BlockedDocument], checked: int) -> str:
         pages = ", ".join(str(p) for p in doc.pages) or "—"
         ids = ", ".join(doc.offending_ids[:5]) + (" …" if doc.count > 5 else "") if doc.offending_ids else "—"
         lines.append(f"| {_cell(doc.doc_id)} | `{doc.blocked_by}` | {pages} | {_cell(ids)} | {_cell(doc.message)} |")
+    lines.append("")  # the whole messages, which a narrow table cell cuts
+    lines += [f"- **{_cell(doc.doc_id)}** `{doc.blocked_by}`: {_cell(doc.message, 1000)}" for doc in blocked]
     return "\n".join(lines)
 
 
