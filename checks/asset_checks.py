@@ -15,6 +15,13 @@ from typing import Iterable
 
 import dagster as dg
 
+# not exported by `dagster`, yet AssetCheckEvaluation's public signature takes
+# it: without it a partitioned evaluation is tied to no materialization, and
+# the UI counts every document's result as out of date ("Missing")
+from dagster._core.definitions.asset_checks.asset_check_evaluation import (
+    AssetCheckEvaluationTargetMaterializationData as TargetMaterialization,
+)
+
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.step_failures import read_failures
@@ -71,6 +78,7 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
         wh = warehouse.get()
         selected = {key.name for key in context.selected_asset_check_keys}
         keys = _partition_keys(context)
+        targets = latest_materializations(context.instance, dg.AssetKey(asset), keys)
         for doc_id in keys:
             rows = load_document_rows(wh, doc_id, needs)
             for rule in rules:
@@ -83,6 +91,7 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
                     passed=result.passed,
                     metadata=evaluation_metadata(result),
                     partition=doc_id,
+                    target_materialization_data=targets.get(doc_id),
                     blocking=True,
                     description=result.message[:1000],
                 )
@@ -91,6 +100,33 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
                 yield dg.Output(None, output_name=_output_name(asset, rule.name))
 
     return _gates
+
+
+def latest_materializations(
+    instance: dg.DagsterInstance, asset_key: dg.AssetKey, keys: list[str]
+) -> dict[str, TargetMaterialization]:
+    """Each document's latest materialization of ``asset_key``, the one its
+    check evaluates: one query for the run's documents (their materializations
+    are the newest records when the run just built them), then one per document
+    the first query did not reach."""
+    found: dict[str, TargetMaterialization] = {}
+    if not keys:
+        return found
+
+    def keep(records) -> None:
+        for record in records:
+            partition = record.partition_key
+            if partition in wanted and partition not in found:
+                found[partition] = TargetMaterialization(
+                    run_id=record.run_id, storage_id=record.storage_id, timestamp=record.timestamp
+                )
+
+    wanted = set(keys)
+    keep(instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=keys), limit=len(keys)).records)
+    for key in keys:
+        if key not in found:
+            keep(instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[key]), limit=1).records)
+    return found
 
 
 def _partition_keys(context: dg.AssetCheckExecutionContext) -> list[str]:

@@ -41,13 +41,11 @@ def scan_inbox(registry: Registry, inbox: Path) -> tuple[list[DocumentRecord], l
     return present, removed
 
 
-def plan_requests(context, registry: Registry, records: list[DocumentRecord]) -> dg.SensorResult:
-    """A partition for every new document; a run for every one whose content,
-    settings or code changed since it was last built (or that was removed)."""
-    version = code_version()
-    existing = set(context.instance.get_dynamic_partitions(documents.name))
-    new_keys = sorted({r.doc_id for r in records} - existing)
-    runs = [
+def due_runs(records: list[DocumentRecord], version: str) -> list[dg.RunRequest]:
+    """A run for every document whose content, settings or code changed since
+    it was last built (or that was removed); its run key names what it is
+    built from, so the same change never runs twice."""
+    return [
         dg.RunRequest(
             run_key=build_key(r, version),
             partition_key=r.doc_id,
@@ -56,10 +54,59 @@ def plan_requests(context, registry: Registry, records: list[DocumentRecord]) ->
         for r in records
         if needs_build(r, version)
     ]
+
+
+def plan_requests(context, registry: Registry, records: list[DocumentRecord]) -> dg.SensorResult:
+    """A partition for every new document; a run for every one whose content,
+    settings or code changed since it was last built (or that was removed)."""
+    existing = set(context.instance.get_dynamic_partitions(documents.name))
+    new_keys = sorted({r.doc_id for r in records} - existing)
     return dg.SensorResult(
-        run_requests=runs,
+        run_requests=due_runs(records, code_version()),
         dynamic_partitions_requests=[documents.build_add_request(new_keys)] if new_keys else [],
     )
+
+
+def plan_schedule(context, records: list[DocumentRecord]) -> list[dg.RunRequest] | dg.SkipReason:
+    """What a schedule may return: run requests, or why there are none. A
+    schedule cannot add partitions (Dagster accepts only RunRequest and
+    SkipReason from it), so a document new since the last sensor tick is left
+    to ``inbox_sensor``, which adds its partition and runs it."""
+    existing = set(context.instance.get_dynamic_partitions(documents.name))
+    due = due_runs(records, code_version())
+    # a schedule's run key only dedupes within one tick: a build still queued
+    # or running from an earlier tick (or from the sensor) is not asked again
+    in_flight = _builds_in_flight(context.instance, [r.tags[BUILD_KEY_TAG] for r in due])
+    runs = [r for r in due if r.partition_key in existing and r.tags[BUILD_KEY_TAG] not in in_flight]
+    if runs:
+        return runs
+    waiting = sum(r.partition_key not in existing for r in due)
+    unchanged = len(records) - len(due)
+    why = f"{unchanged} document(s) unchanged since built"
+    if waiting:
+        why += f"; {waiting} new document(s) wait for inbox_sensor to add their partitions"
+    if in_flight:
+        why += f"; {len(in_flight)} already queued or running"
+    return dg.SkipReason(why)
+
+
+_UNFINISHED = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+]
+
+
+def _builds_in_flight(instance: dg.DagsterInstance, keys: list[str]) -> set[str]:
+    if not keys:
+        return set()
+    runs = instance.get_runs(filters=dg.RunsFilter(tags={BUILD_KEY_TAG: keys}, statuses=_UNFINISHED))
+    return {run.tags[BUILD_KEY_TAG] for run in runs}
+
+
+NIGHTLY_CRON_ENV = "DUOCTHU_NIGHTLY_CRON"
+DEFAULT_NIGHTLY_CRON = "0 2 * * *"
 
 
 @dg.sensor(
@@ -76,18 +123,17 @@ def inbox_sensor(context: dg.SensorEvaluationContext, warehouse: WarehouseResour
 
 
 @dg.schedule(
-    cron_schedule="0 2 * * *",
+    cron_schedule=os.environ.get(NIGHTLY_CRON_ENV, DEFAULT_NIGHTLY_CRON),
     job=ingest_job,
     execution_timezone=os.environ.get(TIMEZONE_ENV, DEFAULT_TIMEZONE),
     default_status=dg.DefaultScheduleStatus.RUNNING,
-    description="02:00 nightly: re-materialize every document whose content, settings or code changed; "
-    "unchanged documents cost a stat() each and no run.",
+    description="02:00 nightly (DUOCTHU_NIGHTLY_CRON): re-materialize every document whose content, settings or "
+    "code changed; unchanged documents cost a stat() each and no run; new files are inbox_sensor's.",
 )
 def nightly_reingest(context: dg.ScheduleEvaluationContext, warehouse: WarehouseResource):
     registry = Registry(warehouse.get())
     present, removed = scan_inbox(registry, inbox_root())
-    result = plan_requests(context, registry, present + removed)
-    return dg.SensorResult(run_requests=result.run_requests, dynamic_partitions_requests=result.dynamic_partitions_requests)
+    return plan_schedule(context, present + removed)
 
 
 def record_built(registry: Registry, doc_ids: list[str], version: str) -> None:

@@ -15,8 +15,10 @@ from .assets.crops import crops
 from .assets.embeddings import embeddings
 from .assets.parsing import parse_documents
 from .assets.raw_documents import raw_documents
+from .assets.review import review
 from .assets.search_index import search_index
 from .automation import index_after_ingest_failure, index_after_ingest_success, inbox_sensor, nightly_reingest
+from .executor import per_run_executor
 from .jobs import ingest_job, refresh_index_job
 from .resources import EmbedderResource, ParquetWarehouseIOManager, WarehouseResource, default_warehouse_root
 
@@ -27,7 +29,7 @@ def build_definitions(warehouse_root: str | None = None, max_concurrent: int | N
     root = warehouse_root or default_warehouse_root()
     concurrency = max_concurrent or int(os.environ.get(MAX_CONCURRENT_ENV, "2"))
     return dg.Definitions(
-        assets=[raw_documents, parse_documents, crops, chunks, embeddings, search_index],
+        assets=[raw_documents, parse_documents, crops, chunks, embeddings, search_index, review],
         asset_checks=[gate_checks(asset, rules) for asset, rules in RULES_BY_ASSET.items() if rules],
         jobs=[ingest_job, refresh_index_job],
         sensors=[inbox_sensor, index_after_ingest_success, index_after_ingest_failure],
@@ -41,7 +43,7 @@ def build_definitions(warehouse_root: str | None = None, max_concurrent: int | N
                 base_url=os.environ.get("DUOCTHU_EMBED_BASE_URL", ""),
             ),
         },
-        executor=dg.multiprocess_executor.configured({"max_concurrent": concurrency}),
+        executor=per_run_executor.configured({"max_concurrent": concurrency}),
     )
 
 

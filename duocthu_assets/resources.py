@@ -58,13 +58,10 @@ class ParquetWarehouseIOManager(dg.ConfigurableIOManager):
             raise ValueError(f"{asset}: no output for partitions {sorted(missing)[:10]}")
         warehouse.write_tables(asset, obj)
         rows = sum(table.num_rows for table in obj.values())
-        context.add_output_metadata(
-            {
-                "row_count": rows,
-                "documents": len(obj),
-                "path": str(warehouse.path(asset)) + "/<doc_id>.parquet",
-            }
-        )
+        # one document: its own file; several: the folder holding one file each
+        (only,) = obj if len(obj) == 1 else (None,)
+        path = warehouse.asset_path(asset, only) if only else str(warehouse.path(asset)) + "/<doc_id>.parquet"
+        context.add_output_metadata({"row_count": rows, "documents": len(obj), "path": str(path)})
 
     def load_input(self, context: dg.InputContext) -> Any:
         asset = context.asset_key.path[-1]

@@ -9,7 +9,13 @@ import dagster as dg
 import pyarrow.parquet as pq
 import pytest
 
-from duocthu_assets.automation import inbox_sensor, nightly_reingest, record_built
+from duocthu_assets.automation import (
+    inbox_sensor,
+    index_after_ingest_failure,
+    index_after_ingest_success,
+    nightly_reingest,
+    record_built,
+)
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
 from duocthu_assets.inbox import Registry, doc_id_for
@@ -19,7 +25,7 @@ from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.storage import Warehouse
 from duocthu_assets.version import code_version
 
-from .docgen import make_docx, make_xlsx
+from .docgen import make_docx, make_scanned_pdf, make_xlsx
 
 
 @pytest.fixture
@@ -34,9 +40,30 @@ def setup(tmp_path: Path, monkeypatch):
     return inbox, warehouse, instance
 
 
+def _resources(warehouse) -> dict:
+    return {"warehouse": WarehouseResource(root=str(warehouse))}
+
+
 def _tick(instance, warehouse):
-    context = dg.build_sensor_context(instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))})
-    return inbox_sensor(context)
+    """One evaluation of the inbox sensor as the daemon does it: evaluate_tick,
+    which checks what the sensor returns and resolves its run requests."""
+    defs = build_definitions(str(warehouse))
+    with dg.build_sensor_context(instance_ref=instance.get_ref(), resources=_resources(warehouse), definitions=defs) as context:
+        return inbox_sensor.evaluate_tick(context)
+
+
+def _schedule_tick(instance, warehouse):
+    """One tick of the nightly schedule through Dagster's own evaluation (the
+    one that rejected a SensorResult)."""
+    defs = build_definitions(str(warehouse))
+    with dg.build_schedule_context(
+        instance_ref=instance.get_ref(), resources=_resources(warehouse), repository_def=defs.get_repository_def()
+    ) as context:
+        return nightly_reingest.evaluate_tick(context)
+
+
+def _built(warehouse, doc_ids, version=None):
+    record_built(Registry(Warehouse(warehouse)), doc_ids, version or code_version())
 
 
 def test_sensor_adds_partitions_and_runs_only_new_or_changed(setup):
@@ -45,10 +72,12 @@ def test_sensor_adds_partitions_and_runs_only_new_or_changed(setup):
     assert [r.partitions_def_name for r in result.dynamic_partitions_requests] == ["documents"]
     assert sorted(result.dynamic_partitions_requests[0].partition_keys) == ["a.docx", "b.xlsx"]
     assert sorted(r.partition_key for r in result.run_requests) == ["a.docx", "b.xlsx"]
+    assert all(r.job_name in (None, INGEST_JOB) and r.run_key for r in result.run_requests)
 
     instance.add_dynamic_partitions("documents", ["a.docx", "b.xlsx"])
-    record_built(Registry(Warehouse(warehouse)), ["a.docx", "b.xlsx"], code_version())
-    assert _tick(instance, warehouse).run_requests == []
+    _built(warehouse, ["a.docx", "b.xlsx"])
+    unchanged = _tick(instance, warehouse)
+    assert unchanged.run_requests == [] and unchanged.dynamic_partitions_requests == []
 
     make_xlsx(inbox / "b.xlsx", ["Tên", "Số lượng"], [["z", 3]])
     changed = _tick(instance, warehouse)
@@ -56,18 +85,78 @@ def test_sensor_adds_partitions_and_runs_only_new_or_changed(setup):
     assert changed.dynamic_partitions_requests == []
 
 
-def test_nightly_schedule_skips_unchanged_documents(setup):
+def test_nightly_schedule_ticks_through_dagster_on_unchanged_and_changed_documents(setup):
     inbox, warehouse, instance = setup
-    _tick(instance, warehouse)
-    instance.add_dynamic_partitions("documents", ["a.docx", "b.xlsx"])
-    record_built(Registry(Warehouse(warehouse)), ["a.docx", "b.xlsx"], code_version())
-    context = dg.build_schedule_context(instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))})
     assert nightly_reingest.cron_schedule == "0 2 * * *"
-    assert list(nightly_reingest(context).run_requests) == []
-    # a code change (a different code version) makes every document due
-    registry = Registry(Warehouse(warehouse))
-    record_built(registry, ["a.docx"], "an-older-version")
-    assert [r.partition_key for r in nightly_reingest(context).run_requests] == ["a.docx"]
+    assert nightly_reingest.execution_timezone == "Asia/Ho_Chi_Minh"
+
+    # before the sensor has seen them: no partitions yet, so nothing a
+    # schedule may request; it says why instead of failing the tick
+    fresh = _schedule_tick(instance, warehouse)
+    assert fresh.run_requests == []
+    assert "2 new document(s) wait for inbox_sensor" in fresh.skip_message
+
+    instance.add_dynamic_partitions("documents", ["a.docx", "b.xlsx"])
+    _built(warehouse, ["a.docx", "b.xlsx"])
+    unchanged = _schedule_tick(instance, warehouse)
+    assert unchanged.run_requests == []
+    assert unchanged.skip_message == "2 document(s) unchanged since built"
+
+    make_docx(inbox / "a.docx", [("Một", ["Đoạn văn đã sửa."])])
+    changed = _schedule_tick(instance, warehouse)
+    (run,) = changed.run_requests
+    assert run.partition_key == "a.docx" and run.run_key
+    assert run.tags["dagster/schedule_name"] == "nightly_reingest"
+    assert run.tags["dagster/partition"] == "a.docx"
+
+    # a code change (a different code version) makes a document due too
+    _built(warehouse, ["a.docx"])
+    _built(warehouse, ["b.xlsx"], "an-older-version")
+    assert [r.partition_key for r in _schedule_tick(instance, warehouse).run_requests] == ["b.xlsx"]
+
+
+def test_run_status_sensors_record_the_build_and_request_the_index(setup):
+    """Both run-status sensors through Dagster's evaluation: the first tick
+    sets the cursor, the next sees the run that ended since and answers it."""
+    inbox, warehouse, instance = setup
+    defs = build_definitions(str(warehouse))
+    make_scanned_pdf(inbox / "scan.pdf", pages=1)  # no text layer: a blocking check fails its run
+    register = _tick(instance, warehouse)  # registers the files
+    assert len(register.run_requests) == 3
+    instance.add_dynamic_partitions("documents", ["a.docx", "b.xlsx", "scan.pdf"])
+
+    def tick(sensor, cursor):
+        with dg.build_sensor_context(
+            instance_ref=instance.get_ref(), cursor=cursor, resources=_resources(warehouse), definitions=defs
+        ) as context:
+            return sensor.evaluate_tick(context)
+
+    cursors = {s.name: tick(s, None).cursor for s in (index_after_ingest_success, index_after_ingest_failure)}
+    job = defs.resolve_job_def(INGEST_JOB)
+    good = job.execute_in_process(instance=instance, partition_key="a.docx", raise_on_error=False)
+    bad = job.execute_in_process(instance=instance, partition_key="scan.pdf", raise_on_error=False)
+    assert good.success and not bad.success
+
+    after_success = tick(index_after_ingest_success, cursors["index_after_ingest_success"])
+    assert [r.run_key for r in after_success.run_requests] == [f"index-after-{good.run_id}"]
+    after_failure = tick(index_after_ingest_failure, cursors["index_after_ingest_failure"])
+    assert [r.run_key for r in after_failure.run_requests] == [f"index-after-{bad.run_id}"]
+    assert {r.job_name for r in after_success.run_requests + after_failure.run_requests} <= {None, "refresh_search_index"}
+
+    records = Registry(Warehouse(warehouse)).records
+    assert records["a.docx"].built["code_version"] == code_version()
+    assert records["scan.pdf"].built["sha256"] == records["scan.pdf"].sha256
+    assert "b.xlsx" not in [r.partition_key for r in after_success.run_requests]
+    # the two are built now: the next schedule tick requests only the third
+    assert [r.partition_key for r in _schedule_tick(instance, warehouse).run_requests] == ["b.xlsx"]
+
+    # a build already queued (from an earlier tick or the sensor) is not requested again
+    queued = _schedule_tick(instance, warehouse).run_requests[0]
+    instance.create_run_for_job(
+        job_def=defs.resolve_job_def(INGEST_JOB), run_config={}, tags=queued.tags, status=dg.DagsterRunStatus.NOT_STARTED
+    )
+    again = _schedule_tick(instance, warehouse)
+    assert again.run_requests == [] and "1 already queued or running" in again.skip_message
 
 
 def test_removed_file_leaves_the_index_and_keeps_its_history(setup):
@@ -112,3 +201,68 @@ def test_doc_ids_are_sanitized_and_unique(path):
     assert all(c in "abcdefghijklmnopqrstuvwxyz0123456789._-" for c in doc_id)
     assert ".." not in doc_id and "\n" not in doc_id and not doc_id.startswith(".")
     assert doc_id != doc_id_for(path + "x")
+
+
+@pytest.mark.slow
+def test_a_real_daemon_fires_the_schedule_and_reingests_the_changed_document(tmp_path: Path):
+    """`dagster-daemon run` over the workspace, the nightly cron overridden to
+    every minute (DUOCTHU_NIGHTLY_CRON), the inbox sensor stopped so only the
+    schedule can request the run: the changed document is re-ingested, the
+    unchanged one is not, and the run-status sensor records the build."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.ui_helpers import BIN, REPO, UiPlace, _default_signals
+
+    place = UiPlace(tmp_path)
+    make_docx(place.inbox / "a.docx", [("Một", ["Đoạn văn thứ nhất."])])
+    make_xlsx(place.inbox / "b.xlsx", ["Tên", "Số lượng"], [["x", 1]])
+    assert main(["ingest", str(place.inbox), "--warehouse", str(place.warehouse), "--quiet"]) == 0
+    make_docx(place.inbox / "a.docx", [("Một", ["Đoạn văn đã sửa trong đêm."])])
+
+    env = place.env(DUOCTHU_NIGHTLY_CRON="* * * * *", DUOCTHU_TIMEZONE="UTC")
+    stop = subprocess.run(
+        [str(BIN / "dagster"), "sensor", "stop", "inbox_sensor", "-w", "workspace.yaml"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert stop.returncode == 0, stop.stdout + stop.stderr
+
+    log = (tmp_path / "daemon.log").open("wb")
+    daemon = subprocess.Popen(
+        [str(BIN / "dagster-daemon"), "run", "-w", "workspace.yaml"], cwd=REPO, env=env,
+        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_default_signals,
+    )
+    scheduled = []
+    try:
+        with dg.DagsterInstance.from_config(str(place.home)) as instance:
+            deadline = time.monotonic() + 600  # the next minute, then the queued run on two shared cores
+            while time.monotonic() < deadline:
+                assert daemon.poll() is None, (tmp_path / "daemon.log").read_text()
+                scheduled = instance.get_runs(filters=dg.RunsFilter(tags={"dagster/schedule_name": "nightly_reingest"}))
+                if scheduled and all(r.is_finished for r in scheduled):
+                    break
+                time.sleep(2)
+            statuses = {r.tags.get("dagster/partition"): r.status for r in scheduled}
+            assert statuses == {"a.docx": dg.DagsterRunStatus.SUCCESS}, (statuses, (tmp_path / "daemon.log").read_text()[-3000:])
+            sensor_runs = instance.get_runs(filters=dg.RunsFilter(tags={"dagster/sensor_name": "inbox_sensor"}))
+            assert sensor_runs == [], "the stopped inbox sensor requested a run"
+            # the run-status sensor saw it succeed: the build is recorded, the index refreshed
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if Registry(Warehouse(place.warehouse)).records["a.docx"].built.get("sha256") == Registry(Warehouse(place.warehouse)).records["a.docx"].sha256:
+                    break
+                time.sleep(2)
+    finally:
+        try:
+            os.killpg(daemon.pid, signal.SIGTERM)
+            daemon.wait(timeout=30)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(daemon.pid, signal.SIGKILL)
+            daemon.wait(timeout=10)
+        log.close()
+    text = " ".join(pq.read_table(place.warehouse / "chunks" / "a.docx.parquet").column("text").to_pylist())
+    assert "đã sửa trong đêm" in text
+    record = Registry(Warehouse(place.warehouse)).records["a.docx"]
+    assert record.built["sha256"] == record.sha256, "index_after_ingest_success did not record the build"

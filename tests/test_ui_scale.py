@@ -104,7 +104,7 @@ def test_io_manager_unpartitioned_index_round_trips(root: str):
 
 def _executor_config(defs: dg.Definitions) -> dict:
     executor = defs.resolve_job_def("ingest").executor_def
-    assert executor.name == "multiprocess"
+    assert executor.name == "per_run"  # in process for one document, multiprocess for a range
     return executor.config_schema.resolve_config({}).value["config"]
 
 
@@ -114,7 +114,7 @@ def test_multiprocess_executor_limit_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv(MAX_CONCURRENT_ENV, "5")
     assert _executor_config(build_definitions("memory://x"))["max_concurrent"] == 5
     assert _executor_config(build_definitions("memory://x", max_concurrent=1))["max_concurrent"] == 1
-    assert build_definitions("memory://x").resolve_job_def("refresh_search_index").executor_def.name == "multiprocess"
+    assert build_definitions("memory://x").resolve_job_def("refresh_search_index").executor_def.name == "per_run"
 
 
 def test_dagster_home_lives_in_the_warehouse_and_queues_runs(tmp_path: Path):
@@ -131,3 +131,27 @@ def test_dagster_home_lives_in_the_warehouse_and_queues_runs(tmp_path: Path):
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
     ensure_dagster_home(home)
     assert (home / "dagster.yaml").read_text() == "telemetry:\n  enabled: false\n"
+
+
+def test_per_run_executor_runs_one_document_in_process_and_a_range_in_processes():
+    """Through Dagster's executor machinery: the executor a run gets is chosen
+    from the run's tags when it starts."""
+    from duocthu_assets.executor import PerRunExecutor, per_run_executor
+
+    job = build_definitions("memory://x", max_concurrent=3).resolve_job_def("ingest")
+    with dg.instance_for_test() as instance:
+        context = dg.InitExecutorContext(
+            job=dg.reconstructable(_ingest_job_for_test), executor_def=per_run_executor,
+            executor_config={"max_concurrent": 3}, instance=instance,
+        )
+        executor = per_run_executor.executor_creation_fn(context)
+    assert isinstance(executor, PerRunExecutor)
+    single = executor.chosen({"dagster/partition": "a.pdf"})
+    many = executor.chosen({"dagster/asset_partition_range_start": "a.pdf", "dagster/asset_partition_range_end": "b.pdf"})
+    assert type(single).__name__ == "InProcessExecutor"
+    assert type(many).__name__ == "MultiprocessExecutor" and many._max_concurrent == 3
+    assert job.executor_def.name == "per_run"
+
+
+def _ingest_job_for_test():
+    return build_definitions("memory://x").resolve_job_def("ingest")

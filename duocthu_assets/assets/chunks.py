@@ -64,16 +64,53 @@ def chunks(
             kinds[row["chunk_kind"]] = kinds.get(row["chunk_kind"], 0) + 1
         out[doc_id] = table_from_rows("chunks", made)
         progress.report("chunk", i, len(keys))
-    preview = _markdown_preview(out)
-    return dg.Output(out, metadata={**{f"chunks_{k}": v for k, v in sorted(kinds.items())}, "preview": dg.MetadataValue.md(preview)})
+    wh = warehouse.get()
+    for doc_id, table in out.items():
+        # this document's own file, rows and preview on its own materialization
+        # (metadata given to the Output would be copied onto every document of the run)
+        context.add_asset_metadata(
+            {
+                "path": dg.MetadataValue.path(str(wh.asset_path("chunks", doc_id))),
+                "row_count": table.num_rows,
+                "preview": dg.MetadataValue.md(markdown_preview(doc_id, table.to_pylist())),
+            },
+            partition_key=doc_id,
+        )
+    return dg.Output(out, metadata={f"chunks_{k}": v for k, v in sorted(kinds.items())})
 
 
-def _markdown_preview(tables: dict[str, pa.Table], limit: int = 5) -> str:
-    lines = []
-    for doc_id, table in list(tables.items())[:3]:
-        lines.append(f"### {doc_id}")
-        for row in table.slice(0, limit).to_pylist():
-            flag = " ⚠ quarantined content" if row["has_quarantined_content"] else ""
-            text = row["text"].replace("\n", " ")
-            lines.append(f"- `{row['chunk_id']}` ({row['chunk_kind']}, {row['token_count']} tokens){flag}: {text[:200]}")
-    return "\n".join(lines) or "no chunks"
+QUARANTINED_SHOWN = 10
+OTHERS_SHOWN = 5
+
+
+def _pages(row: dict) -> list[int]:
+    pages = [a.get("physical_page") for a in row.get("attachments") or []]
+    pages += [r.get("page_no") for r in row.get("regions") or []]
+    return sorted({p for p in pages if p})
+
+
+def _line(row: dict, flagged: bool) -> str:
+    text = " ".join(row["text"].split())
+    head = f"- `{row['chunk_id']}` ({row['chunk_kind']}, {row['token_count']} tokens)"
+    if flagged:
+        crops = [a["source_crop"] for a in row.get("attachments") or [] if a.get("source_crop")]
+        pages = ", ".join(str(p) for p in _pages(row)) or "?"
+        where = f" page {pages}" + (f", crop `{crops[0]}`" if crops else ", no crop")
+        head = f"- ⚠ quarantined content{where}: `{row['chunk_id']}` ({row['chunk_kind']}, {row['token_count']} tokens)"
+    return f"{head}: {text[:200]}"
+
+
+def markdown_preview(doc_id: str, rows: list[dict]) -> str:
+    """A reviewer's first look at one document's chunks: those carrying
+    quarantined content (a lifted table or formula) first, with ⚠, their
+    pages and crop, then the first others, in reading order."""
+    flagged = [r for r in rows if r["has_quarantined_content"]]
+    others = [r for r in rows if not r["has_quarantined_content"]]
+    lines = [f"### {doc_id}", f"{len(rows)} chunks, {len(flagged)} with quarantined content"]
+    lines += [_line(r, True) for r in flagged[:QUARANTINED_SHOWN]]
+    if len(flagged) > QUARANTINED_SHOWN:
+        lines.append(f"- … {len(flagged) - QUARANTINED_SHOWN} more with quarantined content")
+    lines += [_line(r, False) for r in others[:OTHERS_SHOWN]]
+    if len(others) > OTHERS_SHOWN:
+        lines.append(f"- … {len(others) - OTHERS_SHOWN} more")
+    return "\n".join(lines)
