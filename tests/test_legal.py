@@ -203,3 +203,41 @@ def test_custom_styles_with_outline_levels_are_headings_with_readable_keys(corpu
     assert not any("outline level" in w for w in doc.warnings)
     assert not [s.section_key for s in found if FALLBACK.match(s.section_key)]
     assert all(re.fullmatch(r"[a-z0-9_]+", s.section_key) for s in found)
+
+
+# ------------------------------------------------------- through Dagster: ingest, chunks, search
+
+
+@pytest.mark.slow
+def test_ingest_under_the_legal_profile_files_every_chunk_under_one_article(tmp_path):
+    import duckdb
+
+    from duocthu_assets.cli import main
+    from duocthu_assets.search import answer, format_hits
+    from duocthu_assets.storage import Warehouse
+
+    inbox = tmp_path / "inbox" / "laws"
+    inbox.mkdir(parents=True)
+    (inbox / "collection.toml").write_text('profile = "legal"\nnormalization = "nfc"\n', encoding="utf-8")
+    long_clause = "Chủ họ có nghĩa vụ giữ sổ họ, thông báo cho các thành viên và giao phần họ đúng hạn. " * 12
+    paragraphs = DECREE[:9] + [f"{n}. {long_clause}" for n in range(1, 4)] + [
+        "Điều 3. Quyền của chủ họ",
+        "Chủ họ có quyền yêu cầu thành viên góp phần họ đúng hạn và được hưởng tiền công theo thỏa thuận.",
+    ]
+    (inbox / "nghi_dinh_mau.docx").write_bytes(build_docx(paragraphs))
+    warehouse = tmp_path / "wh"
+    assert main(["ingest", str(tmp_path / "inbox"), "--warehouse", str(warehouse), "--quiet"]) == 0
+
+    con = duckdb.connect()
+    rows = con.execute(
+        f"SELECT chunk_id, section_key, section_index, text FROM '{warehouse}/chunks/*.parquet' ORDER BY chunk_index"
+    ).fetchall()
+    keys = [key for _, key, _, _ in rows]
+    assert {"dieu_1", "dieu_2", "dieu_3"} <= set(keys)
+    assert sum(1 for k in keys if k == "dieu_2") >= 2  # the long article is several chunks, all filed under it
+    for chunk_id, key, _, text in rows:
+        assert chunk_id.split(":")[1] == key
+        assert len(re.findall(r"Điều \d+\.", text)) <= 1  # no chunk carries two article headings
+    hits = answer(Warehouse(str(warehouse)), "quyền của chủ họ yêu cầu thành viên góp phần họ", k=1)
+    assert hits[0].section_title == "Điều 3. Quyền của chủ họ"
+    assert "— Điều 3. Quyền của chủ họ" in format_hits(hits)
