@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .resources import default_warehouse_root
+from .settings import Profile
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -36,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser("ingest", help="materialize every asset for the given files or folders")
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     ingest.add_argument("--warehouse", default=default_warehouse_root(), help="output folder (default: %(default)s)")
-    ingest.add_argument("--profile", choices=["formulary", "generic"], help="override the collections' profile")
+    ingest.add_argument("--profile", choices=[p.value for p in Profile], help="override the collections' profile")
     ingest.add_argument("--report", metavar="FILE", help="write the per-document summary as JSON")
     ingest.add_argument("--quiet", action="store_true", help="no progress lines")
     ingest.set_defaults(func=_ingest)

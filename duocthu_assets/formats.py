@@ -72,7 +72,7 @@ def detect_format(data: bytes) -> Format:
         return _detect_ooxml(data)
     if data.startswith(OLE2_MAGIC):
         return _detect_ole2(data)
-    if _looks_like_text(data[:65536]):
+    if _looks_like_text(data[:65536]) or _looks_like_utf16_text(data[:65536]):
         return Format.CSV
     return Format.UNKNOWN
 
@@ -163,7 +163,21 @@ def _detect_ole2(data: bytes) -> Format:
 
 def _looks_like_text(sample: bytes) -> bool:
     if b"\x00" in sample:
-        # UTF-16 text has NULs; we do not accept UTF-16 CSVs (rare, and ambiguous)
+        # UTF-16 text has NULs: only read when a byte-order mark says so (below)
         return False
     control = sum(1 for b in sample if b < 9 or 13 < b < 32)
     return control <= max(1, len(sample) // 200)
+
+
+def _looks_like_utf16_text(sample: bytes) -> bool:
+    """UTF-16 text announced by its byte-order mark (Excel's "Unicode text"
+    export, other tools' UTF-16 CSVs): the BOM names the byte order, so
+    nothing is guessed; the decoded sample must still look like text."""
+    for bom, encoding in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if sample.startswith(bom):
+            body = sample[len(bom) :]
+            body = body[: len(body) - len(body) % 2]
+            text = body.decode(encoding, errors="ignore")  # a sample may end inside a surrogate pair
+            control = sum(1 for ch in text if ord(ch) < 9 or 13 < ord(ch) < 32)
+            return bool(text) and control <= max(1, len(text) // 200)
+    return False

@@ -23,6 +23,7 @@ T = TypeVar("T")
 class Profile(StrEnum):
     FORMULARY = "formulary"
     GENERIC = "generic"
+    LEGAL = "legal"
 
 
 class Normalization(StrEnum):
@@ -115,6 +116,7 @@ def resolve_settings(value: "Settings | Mapping[str, Any] | None" = None) -> Set
 PROFILE_DEFAULTS: dict[Profile, dict[str, Any]] = {
     Profile.FORMULARY: {"language": "vi"},
     Profile.GENERIC: {},
+    Profile.LEGAL: {},
 }
 
 

@@ -141,12 +141,14 @@ def test_decree_19_letterhead_and_signature_tables_keep_their_text_in_order(corp
     assert doc.segments[0] is rows[0] and doc.segments[-1] is rows[1]
 
 
-def test_decree_99_custom_outline_styles_are_not_headings(corpus):
+def test_decree_99_custom_outline_styles_are_headings(corpus):
     doc = parse_file(corpus("vn__nghi_dinh_99-2022-ND-CP.docx"))
     assert_well_formed(doc)
-    assert headings(doc) == []
-    warning = next(w for w in doc.warnings if "custom styles with an outline level" in w)
-    assert "Tiêu đề #3" in warning
+    found = headings(doc)
+    # "Tiêu đề #3" declares outline level 2 (heading level 3): the form's sections
+    assert (3, "Mẫu số 08a1") in found and (3, "1. Hướng dẫn chung/General instructions") in found
+    assert not any(not any(ch.isalnum() for ch in text) for _, text in found)  # dotted rules stay body text
+    assert not any("outline level" in w for w in doc.warnings)
     # a header merged over two rows (vMerge) labels each column with both levels
     row = next(s for s in doc.segments if s.source_ref == "docx:body[981]/tbl[r2]")
     assert "Tài sản thế chấp / Loại tài sản7: 6" in row.text
@@ -183,16 +185,22 @@ def test_style_rules_heading_list_and_outline_level():
     from docx.oxml import OxmlElement
     from docx.oxml.ns import qn
 
+    def outline_level(ppr_owner, value: str) -> None:
+        outline = OxmlElement("w:outlineLvl")
+        outline.set(qn("w:val"), value)
+        ppr_owner.get_or_add_pPr().append(outline)
+
     def build(doc):
         derived = doc.styles.add_style("Article Heading", WD_STYLE_TYPE.PARAGRAPH)
         derived.base_style = doc.styles["Heading 2"]
-        custom = doc.styles.add_style("Converter Heading #3", WD_STYLE_TYPE.PARAGRAPH)
-        outline = OxmlElement("w:outlineLvl")
-        outline.set(qn("w:val"), "2")
-        custom.element.get_or_add_pPr().append(outline)
+        custom = doc.styles.add_style("Heading #3", WD_STYLE_TYPE.PARAGRAPH)
+        outline_level(custom.element, "2")
         doc.add_paragraph("Chapter one", style="Heading 1")
         doc.add_paragraph("Article 1", style="Article Heading")
-        doc.add_paragraph("1 A footnote-like line styled by a converter", style="Converter Heading #3")
+        doc.add_paragraph("Điều 7. Declared by a custom style's outline level", style="Heading #3")
+        doc.add_paragraph("……………………", style="Heading #3")  # no letter or digit: no heading
+        outline_level(doc.add_paragraph("Declared on the paragraph itself")._p, "1")
+        outline_level(doc.add_paragraph("Outline level 9 is body text", style="Heading #3")._p, "9")
         doc.add_paragraph("", style="Heading 1")  # empty: no segment
         doc.add_paragraph("First point", style="List Number")
         doc.add_paragraph("Plain text.")
@@ -201,11 +209,14 @@ def test_style_rules_heading_list_and_outline_level():
     assert [(s.kind.value, s.level, s.text) for s in doc.segments] == [
         ("heading", 1, "Chapter one"),
         ("heading", 2, "Article 1"),
-        ("paragraph", 0, "1 A footnote-like line styled by a converter"),
+        ("heading", 3, "Điều 7. Declared by a custom style's outline level"),
+        ("paragraph", 0, "……………………"),
+        ("heading", 2, "Declared on the paragraph itself"),
+        ("paragraph", 0, "Outline level 9 is body text"),
         ("list_item", 0, "First point"),
         ("paragraph", 0, "Plain text."),
     ]
-    assert any("Converter Heading #3" in w for w in doc.warnings)
+    assert not any("outline" in w for w in doc.warnings)
 
 
 def test_footnotes_follow_their_paragraph():

@@ -114,6 +114,15 @@ def test_datasheet_form_keeps_each_line_together(corpus):
     assert refs["'Page 1'!A6"] == "Package no.: 13156456\nDoc. no.: 144564\nRev.: A"
 
 
+def test_workbook_with_only_empty_sheets_is_rejected():
+    def build(wb):
+        wb.active["C3"].number_format = "0.00"  # formatted, never filled
+        wb.create_sheet("Empty too")
+
+    with pytest.raises(DocumentRejected, match=r"^the workbook has no data: its 2 sheet"):
+        parse_document(xlsx_bytes(build), Format.XLSX, NFC)
+
+
 def test_compensation_sheet_never_reads_80_70():
     compensation = load_script("make_sample_office").compensation_xlsx()
     doc = parse_bytes(compensation, Format.XLSX)
@@ -153,6 +162,19 @@ def test_latin1_is_decoded_and_named(corpus):
 def test_utf8_bom_is_dropped(corpus):
     doc = parse_bytes(corpus("csvkit__test_utf8_bom.csv").read_bytes(), Format.CSV)
     assert rows_of(doc) == ["foo: 1\nbar: 2\nbaz: 3", "foo: 4\nbar: 5\nbaz: ʤ"]
+    assert doc.warnings == []
+
+
+def test_utf16_le_with_bom_is_read(corpus):
+    doc = parse_bytes(corpus("csvreader__utf16bom.csv").read_bytes(), Format.CSV)
+    rows = rows_of(doc)
+    assert len(rows) == 20 and rows[0].startswith("ID: 1\nName: ")
+    assert doc.warnings == []  # the BOM names the encoding: nothing was guessed
+
+
+def test_utf16_be_with_bom_is_read(corpus):
+    doc = parse_bytes(corpus("csvparser__utf16-big.csv").read_bytes(), Format.CSV)
+    assert rows_of(doc) == ["a: 1\nb: 2\nc: 3", "a: 4\nb: 5\nc: ʤ"]
     assert doc.warnings == []
 
 

@@ -1,6 +1,7 @@
 """CSV → segments (ADR 0018 §4, §6) with the standard library's csv module.
 
-Decoding never replaces a byte: UTF-8 (a BOM is dropped), else the
+Decoding never replaces a byte: UTF-8 (a BOM is dropped), UTF-16 when a
+byte-order mark says so (FF FE little-endian, FE FF big-endian), else the
 collection's ``csv_encoding``, else the encoding charset-normalizer detects,
 which is named in a warning so a wrong guess is visible (set ``csv_encoding``
 in ``collection.toml`` to override it). The dialect is sniffed from the first
@@ -27,6 +28,10 @@ from .errors import DocumentRejected, ParseFailed
 SNIFF_BYTES = 64 * 1024
 DELIMITERS = ",;\t|"
 LEGACY_ENCODINGS = ["cp1256", "cp1252", "cp1258", "cp1250", "cp1251", "cp1253", "cp1254", "cp1255", "cp1257", "iso8859_6"]
+UTF16_BOMS = [
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16 little-endian (with BOM)"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16 big-endian (with BOM)"),
+]
 LEGACY_ORDER = [codecs.lookup(name).name for name in LEGACY_ENCODINGS]
 
 
@@ -34,6 +39,9 @@ def decode(data: bytes, settings: Settings) -> tuple[str, str | None]:
     """The text and, when the encoding was not UTF-8, a warning naming it."""
     if data.startswith(codecs.BOM_UTF8):
         return _strict(data[len(codecs.BOM_UTF8) :], "utf-8", "UTF-8 (with BOM)"), None
+    for bom, encoding, described in UTF16_BOMS:
+        if data.startswith(bom):  # the BOM names the encoding: nothing is guessed
+            return _strict(data[len(bom) :], encoding, described), None
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError:

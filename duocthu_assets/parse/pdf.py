@@ -342,7 +342,7 @@ def _segment(draft: Draft, number: int, lay: PageLayout, settings: Settings) -> 
         segment_id=f"s{number:05d}",
         kind=draft.kind,
         text=text,
-        level=draft.level if draft.kind is SegmentKind.HEADING else 0,
+        level=draft.level,  # a heading's level; a legal clause's or point's level below its article
         page_no=lay.page_no,
         printed_page=lay.printed_page,
         bbox=_rounded(draft.bbox),

@@ -12,6 +12,13 @@ level 1, a standard section heading is level 2 (also when printed as a bold
 label opening a line: "Mã ATC: J01CR01." gives the heading and a paragraph),
 and nothing else is a heading: sub-headings inside a section ("Người lớn:")
 stay paragraphs, so a section is never cut short.
+
+``legal`` profile (:mod:`.legal`): a paragraph opened by legal numbering
+(``Điều 17.``, ``Chương II``, ``Article 3.``) is a heading whatever its
+length — its bold lines are the title, however many it wraps over, and the
+lines after them are a paragraph — a label alone on its line takes the title
+lines below it, clauses and points are list items at their level below the
+article, and nothing else is a heading.
 """
 
 from __future__ import annotations
@@ -22,9 +29,9 @@ from dataclasses import dataclass
 
 from ..model import SegmentKind
 from ..settings import Profile
-from . import formulary
+from . import formulary, legal
 from .pdf_geometry import BBox
-from .pdf_layout import LIST_MARKER, Para
+from .pdf_layout import LIST_MARKER, Para, join_lines
 from .pdf_settings import PdfSettings
 
 _DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
@@ -177,8 +184,73 @@ def classify_formulary(paras: list[Para], body_size: float, settings: PdfSetting
     return out
 
 
+def _line_bold(line) -> bool:
+    words = [w for f in line for w in f.words]
+    chars = sum(len(w.text) for w in words)
+    return chars > 0 and sum(len(w.text) for w in words if w.bold) >= 0.8 * chars
+
+
+def _union(a: BBox, b: BBox) -> BBox:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def _lines_bbox(lines) -> BBox:
+    boxes = [f.bbox for line in lines for f in line]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+LEGAL_PLAIN_TITLE_LINES = 3  # a legal heading set in regular type: at most this many lines are its title
+
+
+def split_legal_heading(p: Para) -> tuple[int, int]:
+    """How many of ``p``'s lines are the heading's title: the leading bold
+    lines when the first is bold (a title wrapped over several lines), else
+    the whole paragraph up to :data:`LEGAL_PLAIN_TITLE_LINES` lines, else the
+    first line. Returned as (title lines, all lines)."""
+    n = len(p.lines)
+    if _line_bold(p.lines[0]):
+        k = 1
+        while k < n and _line_bold(p.lines[k]):
+            k += 1
+        return k, n
+    return (n if n <= LEGAL_PLAIN_TITLE_LINES else 1), n
+
+
+def classify_legal(paras: list[Para], body_size: float, settings: PdfSettings) -> list[list[Draft]]:
+    marks = legal.mark([p.text for p in paras], emphasized=[p.bold for p in paras])
+    out: list[list[Draft]] = []
+    open_heading: int | None = None  # index in out of a heading still taking title lines
+    for p, m in zip(paras, marks):
+        if m.role == "heading":
+            title_lines, n = split_legal_heading(p)
+            title = join_lines([" ".join(f.text for f in line) for line in p.lines[:title_lines]])
+            drafts = [Draft(SegmentKind.HEADING, title, m.level, p.page_no, _lines_bbox(p.lines[:title_lines]))]
+            if title_lines < n:
+                rest = p.lines[title_lines:]
+                drafts.append(Draft(SegmentKind.PARAGRAPH, join_lines([" ".join(f.text for f in line) for line in rest]), 0, p.page_no, _lines_bbox(rest)))
+            open_heading = len(out) if title_lines == n else None
+            out.append(drafts)
+            continue
+        if m.role == "join" and open_heading is not None and out[open_heading][0].page_no == p.page_no:
+            # "Chương I" / "NHỮNG QUY ĐỊNH CHUNG" on the same page: one heading
+            head = out[open_heading][0]
+            out[open_heading] = [Draft(SegmentKind.HEADING, f"{head.text} {p.text}", head.level, head.page_no, _union(head.bbox, p.bbox))]
+            out.append([])
+            continue
+        open_heading = None
+        if m.role in (legal.CLAUSE, legal.POINT):
+            out.append([Draft(SegmentKind.LIST_ITEM, p.text, m.level, p.page_no, p.bbox)])
+        elif LIST_MARKER.match(p.text):
+            out.append([Draft(SegmentKind.LIST_ITEM, p.text, 0, p.page_no, p.bbox)])
+        else:
+            out.append([Draft(SegmentKind.PARAGRAPH, p.text, 0, p.page_no, p.bbox)])
+    return out
+
+
 def classify(paras: list[Para], profile: Profile, body_size: float, settings: PdfSettings) -> list[list[Draft]]:
     """One list of drafts per paragraph, in the same order."""
     if profile is Profile.FORMULARY:
         return classify_formulary(paras, body_size, settings)
+    if profile is Profile.LEGAL:
+        return classify_legal(paras, body_size, settings)
     return classify_generic(paras, body_size, settings)

@@ -8,7 +8,8 @@ carries the value of a merge it sits under. A sheet's tables are the blocks of
 cells that blank rows and blank columns separate (:func:`tabular.split_regions`);
 each is read by :mod:`.tabular`: banner rows become paragraphs, the header is
 row 0 or nothing, and every row is one TABLE_ROW (``Sheet1!A5`` names the
-row's first cell). Empty sheets are skipped with a warning. ``page_count`` is
+row's first cell). Empty sheets are skipped with a warning; a workbook
+whose sheets are all empty is rejected (there is nothing to index). ``page_count`` is
 the number of worksheets.
 """
 
@@ -193,6 +194,10 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         warnings.append(f"{charts} charts and {images} images not extracted (only cell values are read)")
     page_count = len(wb.worksheets)
     wb.close()
+    if not units:
+        raise DocumentRejected(
+            f"the workbook has no data: its {page_count} sheet(s) have no cell with a value — nothing to index"
+        )
     try:
         missing = _formulas_without_values(data) if has_formulas else {}
     except Exception:  # the main read succeeded; this check is best effort

@@ -18,13 +18,32 @@ import dataclasses
 
 from ..model import LiftedBlock, Segment, SegmentKind
 from ..textnorm import ascii_slug
+from .legal import numbering_key
 
 DOCUMENT_ENTRY_ID = "document"
 BODY_SECTION_KEY = "body"
 
 
 def heading_key(title: str, fallback: str) -> str:
-    return ascii_slug(title) or fallback
+    """A readable, stable key for a heading in any script: the slug of its
+    legal numbering (``dieu_17``, ``madde_3``, ``tiao_17``), else the ASCII slug
+    of its text, or of its transliteration when it has a letter outside the
+    Latin script (Persian, Arabic, CJK: ``anyascii``), else ``fallback`` (a
+    heading with no letter or digit)."""
+    key = numbering_key(title)
+    if key:
+        return key
+    if any(c.isalpha() and not ascii_slug(c) for c in title.replace("đ", "d").replace("Đ", "D")):
+        key = ascii_slug(transliterate(title))  # a letter outside the Latin script: the whole title transliterated
+    return key or ascii_slug(title) or fallback
+
+
+def transliterate(text: str) -> str:
+    """``text`` in ASCII letters (anyascii's tables: Persian ``قرارداد`` →
+    ``qrardad``, Chinese ``总则`` → ``ZongZe``), with word breaks kept."""
+    from anyascii import anyascii
+
+    return " ".join(anyascii(word) for word in text.split())
 
 
 def assign_sections(segments: list[Segment]) -> list[Segment]:

@@ -5,15 +5,17 @@ interleaved — and so are the blocks inside content controls, table cells and
 text boxes. The package is checked first (:mod:`.ooxml_safety`) and its XML
 read with lxml directly, so macro-enabled and template packages read the same.
 
-- **Headings** come only from styles: a built-in ``Heading N`` (``w:name``
-  "heading N" or style id ``HeadingN``) or ``Title`` (level 1), or a style based
-  on one, at the outline level Word itself would show (a derived style's own
-  ``w:outlineLvl``; level 9 means body text). A custom style that carries an
-  outline level but descends from no heading style is *not* a heading: in the
-  corpus (``vn__nghi_dinh_99``), converter-made styles such as "Tiêu đề #3"
-  carry outline level 3 and are applied to footnote text, rules and empty
-  lines. Those paragraphs stay body text and a warning counts them. Nothing is
-  ever made a heading from its wording.
+- **Headings** are the structure the author declared: a built-in ``Heading N``
+  (``w:name`` "heading N" or style id ``HeadingN``) or ``Title`` (level 1), a
+  style based on one, or any paragraph whose style (nearest in its ``basedOn``
+  chain) or whose own ``w:pPr`` declares an outline level 0..8 (``w:outlineLvl``
+  N is heading level N+1, the level Word's navigation pane shows; 9 means body
+  text, and a paragraph's own value overrides its style's). So converter-made
+  styles such as "Tiêu đề #3" (``vn__nghi_dinh_99``) or Persian "تیتر اول"
+  (``poi__stress004``) make headings in every profile. A paragraph with no
+  letter or digit (a rule of dots or dashes) is never a heading. Nothing is
+  made a heading from its wording here; the ``legal`` profile adds numbered
+  legal headings afterwards (:mod:`.legal`).
 - **Paragraphs** are one segment each (the chunker packs a section's run of
   paragraphs together); numbered or bulleted ones (``w:numPr`` on the
   paragraph or its style) are LIST_ITEM. Word's generated list numbers are not
@@ -44,9 +46,9 @@ from functools import lru_cache
 from lxml import etree
 
 from ..model import ParsedDocument, Segment, SegmentKind
-from ..settings import Settings
+from ..settings import Profile, Settings
 from ..textnorm import normalize_block
-from . import tabular
+from . import legal, tabular
 from .errors import ParseFailed
 from .ooxml_safety import open_package, read_xml
 
@@ -204,18 +206,10 @@ class _Styles:
             if builtin is not None:
                 if outline is None:
                     return builtin
-                return None if outline >= BODY_TEXT_OUTLINE else outline + 1
-        return None
-
-    def custom_outline(self, style_id: str | None) -> str | None:
-        """The style's name when it carries an outline level 0..8 but is no heading style."""
-        chain = self.chain(style_id)
-        if not chain or self.heading_level(style_id) is not None:
+                break
+        if outline is None:
             return None
-        for _, style in chain:
-            if style.outline is not None:
-                return chain[0][1].name if style.outline < BODY_TEXT_OUTLINE else None
-        return None
+        return None if outline >= BODY_TEXT_OUTLINE else outline + 1
 
     def numbered(self, style_id: str | None) -> bool:
         return any(style.numbered for _, style in self.chain(style_id))
@@ -343,7 +337,6 @@ class _Counts:
     objects: int = 0
     alt_chunks: int = 0
     symbols: dict[str, int] = field(default_factory=dict)
-    custom_outline: dict[str, int] = field(default_factory=dict)
 
 
 class _Walker:
@@ -460,17 +453,16 @@ class _Walker:
         style_id = style_el.get(W_VAL) if style_el is not None else None
         level = self.styles.heading_level(style_id)
         direct_outline = ppr.find(w("outlineLvl")) if ppr is not None else None
-        if level is not None and direct_outline is not None:
+        if direct_outline is not None:
             outline = _int(direct_outline.get(W_VAL))
             if outline is not None:
                 level = None if outline >= BODY_TEXT_OUTLINE else outline + 1
         inline = self.inline(p)
+        if level is not None and not any(ch.isalnum() for ch in inline.text):
+            level = None  # a rule of dots or dashes declared a heading is no heading
         if level is not None:
             kind = SegmentKind.HEADING
         else:
-            custom = self.styles.custom_outline(style_id)
-            if custom and inline.text.strip():
-                self.counts.custom_outline[custom] = self.counts.custom_outline.get(custom, 0) + 1
             num = ppr.find(f"{w('numPr')}/{w('numId')}") if ppr is not None else None
             if num is not None:
                 numbered = num.get(W_VAL) not in ("0", None)
@@ -658,12 +650,6 @@ def _part_text_count(zf: zipfile.ZipFile, names: list[str], element: str) -> int
 def _warnings(walker: _Walker, zf: zipfile.ZipFile, package: _Package) -> list[str]:
     counts = walker.counts
     out = []
-    if counts.custom_outline:
-        names = ", ".join(f"'{name}' ({n})" for name, n in sorted(counts.custom_outline.items()))
-        out.append(
-            f"{sum(counts.custom_outline.values())} paragraphs use custom styles with an outline level ({names}); "
-            "kept as body text: only Heading N / Title styles (or styles based on them) make headings"
-        )
     if counts.equations:
         out.append(f"{counts.equations} equations kept as linear text (e.g. x^2, (a)/(b), √(x))")
     if counts.images:
@@ -683,6 +669,37 @@ def _warnings(walker: _Walker, zf: zipfile.ZipFile, package: _Package) -> list[s
     return out
 
 
+def legal_units(units: list[_Unit]) -> tuple[list[_Unit], list[str]]:
+    """The ``legal`` profile (:mod:`.legal`): paragraphs opened by legal
+    numbering become headings (a label's title line joined to it) at the
+    level of their kind, and so do headings declared by styles that carry
+    such numbering (re-levelled, so ``Chương`` is above ``Điều`` whichever
+    way each was marked); clauses and points keep their level below the
+    article. A paragraph styled as a heading inside an article that reads as
+    a sentence (a numbered clause, or ending in . : ;) is article text: its
+    ref is returned so a warning names how many. Table rows, and the other
+    declared headings, are left as they are."""
+    eligible = [u.kind is not SegmentKind.TABLE_ROW for u in units]
+    marks = legal.mark([u.text for u in units], eligible)
+    out: list[_Unit] = []
+    demoted: list[str] = []
+    for unit, marked in zip(units, marks):
+        if marked.role == "heading":
+            out.append(_Unit(SegmentKind.HEADING, " ".join(unit.text.split()), unit.ref, marked.level))
+        elif marked.role == "join" and out and out[-1].kind is SegmentKind.HEADING:
+            out[-1] = _Unit(SegmentKind.HEADING, f"{out[-1].text} {' '.join(unit.text.split())}", out[-1].ref, out[-1].level)
+        elif marked.role in (legal.CLAUSE, legal.POINT):
+            if unit.kind is SegmentKind.HEADING:
+                demoted.append(unit.ref)
+            out.append(_Unit(SegmentKind.LIST_ITEM, unit.text, unit.ref, marked.level))
+        elif unit.kind is SegmentKind.HEADING and marked.in_article and legal.reads_as_sentence(unit.text):
+            demoted.append(unit.ref)
+            out.append(_Unit(SegmentKind.PARAGRAPH, unit.text, unit.ref))
+        else:
+            out.append(unit)
+    return out, demoted
+
+
 def parse(data: bytes, settings: Settings) -> ParsedDocument:
     """Given a DOCX package, return its segments in document order."""
     zf = open_package(data, settings)
@@ -699,6 +716,13 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         walker = _Walker(settings, styles, _notes(zf, package))
         walker.walk_body(body)
         warnings = _warnings(walker, zf, package)
+    if settings.profile is Profile.LEGAL:
+        walker.units, demoted = legal_units(walker.units)
+        if demoted:
+            warnings.append(
+                f"{len(demoted)} paragraphs styled as headings inside an article read as sentences "
+                f"(first at {demoted[0]}); kept as the article's text (legal profile: the article is the section)"
+            )
     segments = [
         Segment(segment_id=f"s{n:05d}", kind=unit.kind, text=unit.text, level=unit.level, source_ref=unit.ref)
         for n, unit in enumerate(walker.units, start=1)

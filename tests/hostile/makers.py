@@ -457,6 +457,17 @@ def make_utf16_csv(path: Path) -> Path:
     return path
 
 
+def make_empty_workbook(path: Path) -> Path:
+    """An .xlsx whose two sheets have no cell with a value (a formatted blank cell only)."""
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    workbook.active["B2"].number_format = "0.00"  # styled, never filled
+    workbook.create_sheet("Trống")
+    workbook.save(str(path))
+    return path
+
+
 def make_png_named(path: Path) -> Path:
     """A PNG image under a document's name (wrong extension, wrong content)."""
     import pymupdf
