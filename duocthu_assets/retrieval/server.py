@@ -24,7 +24,7 @@ import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
-from urllib.parse import unquote_to_bytes, urlsplit
+from urllib.parse import unquote_to_bytes
 
 from .index import SearchError
 from .query import MODES
@@ -71,8 +71,10 @@ def search_request(searcher: Searcher, target: str) -> tuple[HTTPStatus, dict[st
         raw = target.encode("latin-1")  # http.server decodes the request line as latin-1: undo it
     except UnicodeEncodeError:
         return HTTPStatus.BAD_REQUEST, {"error": "the request target is not plain bytes"}
-    parts = urlsplit(raw)
-    path = parts.path.rstrip(b"/") or b"/"
+    raw_path, _, query_string = raw.partition(b"#")[0].partition(b"?")
+    if b"://" in raw_path:  # an absolute-form target (a proxy's): keep only the path
+        raw_path = b"/" + raw_path.split(b"://", 1)[1].partition(b"/")[2]
+    path = raw_path.rstrip(b"/") or b"/"
     try:
         if path == b"/health":
             index = searcher.index()
@@ -87,7 +89,7 @@ def search_request(searcher: Searcher, target: str) -> tuple[HTTPStatus, dict[st
             }
         if path != b"/search":
             return HTTPStatus.NOT_FOUND, {"error": "not found: use GET /search?q=...&k=... or GET /health"}
-        params = parse_query_string(parts.query)
+        params = parse_query_string(query_string)
         if "q" not in params:
             raise BadRequest("missing parameter q (the query)")
         k_text = params.get("k", "5").strip()
