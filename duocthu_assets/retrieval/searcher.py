@@ -50,7 +50,8 @@ class Searcher:
         self.mode: SearchMode = resolve_mode(mode)
         self._embedder = embedder
         self._index: LoadedIndex | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # making the embedder
+        self._reload_lock = threading.Lock()
         self.loads = 0  # how many times the index file was read
 
     @property
@@ -64,17 +65,25 @@ class Searcher:
         return self._embedder
 
     def index(self) -> LoadedIndex:
-        """The loaded index, read again first if the file changed."""
+        """The loaded index, read again first if the file changed.
+
+        While one thread reads a new file, the others keep answering from the
+        index they have (a 100,000-chunk index takes seconds to read and to
+        build its lexical index); the first load is waited for."""
         stamp = file_stamp(self.warehouse)
         if stamp is None:
             raise SearchError(f"no search index at {self.warehouse.asset_path(INDEX_ASSET)}: run `duocthu ingest` first")
         current = self._index
         if current is not None and current.stamp == stamp:
             return current
-        with self._lock:
+        if not self._reload_lock.acquire(blocking=current is None):
+            return current  # another thread is loading the new file
+        try:
             if self._index is None or self._index.stamp != file_stamp(self.warehouse):
                 try:
                     loaded = load_index(self.warehouse)
+                    if loaded is not None and self.mode != "dense" and loaded.size:
+                        loaded.lexical()  # built before it answers, not by the first query
                 except (OSError, ValueError) as exc:
                     raise SearchError(f"the search index at {self.warehouse.asset_path(INDEX_ASSET)} cannot be read: {exc}") from exc
                 if loaded is None:
@@ -82,13 +91,13 @@ class Searcher:
                 self._index = loaded
                 self.loads += 1
             return self._index
+        finally:
+            self._reload_lock.release()
 
     def warm(self) -> LoadedIndex:
         """Load the index (and the lexical index and the embedder, if the mode
         uses them) now rather than on the first query."""
         index = self.index()
-        if self.mode != "dense" and index.size:
-            index.lexical()
         if self.mode != "lexical":
             self.embedder.embed_query("warm up")
         return index
