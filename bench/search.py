@@ -183,11 +183,38 @@ def time_requests(host: str, port: int, queries: list[str], k: int, mode: str) -
     return times, ids
 
 
+class PrecomputedEmbedder:
+    """The query vectors computed beforehand: the serve path minus the model."""
+
+    def __init__(self, embedder, queries: list[str]):
+        from duocthu_assets.retrieval import normalize_query
+
+        self.model_id, self.dim = embedder.model_id, embedder.dim
+        self.vectors = {normalize_query(q): np.asarray(embedder.embed_query(normalize_query(q)), dtype=np.float32) for q in queries}
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.vectors[text]
+
+
+def time_api(searcher: Searcher, queries: list[str], k: int, mode: str, embedder) -> list[float]:
+    """``Searcher.respond`` + the JSON body, as the server runs them, with a
+    precomputed query vector: what ranking and answering cost without the model."""
+    from duocthu_assets.retrieval import answer_payload
+
+    times = []
+    for q in queries:
+        t0 = time.perf_counter()
+        answers, notes = searcher.respond(q, k, mode=mode, embedder=embedder)
+        json.dumps(answer_payload(answers, query=q, notes=notes), ensure_ascii=False, indent=2, sort_keys=True)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--bases", type=int, default=256, help="real passages embedded to seed the synthetic vectors")
+    parser.add_argument("--bases", type=int, default=64, help="real passages embedded to seed the synthetic vectors")
     parser.add_argument("-k", type=int, default=10)
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--json", metavar="FILE")
@@ -195,7 +222,7 @@ def main() -> int:
 
     embedder = make_embedder(EmbedderConfig.from_env())
     queries = make_queries(args.queries, args.seed)
-    result: dict = {"chunks": args.chunks, "mode": DEFAULT_MODE, "k": args.k, "queries": len(queries)}
+    result: dict = {"chunks": args.chunks, "mode": DEFAULT_MODE, "k": args.k, "queries": len(queries), "loadavg_start": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
         warehouse = Warehouse(tmp)
         t0 = time.perf_counter()
@@ -227,6 +254,10 @@ def main() -> int:
             server.shutdown()
             server.server_close()
             thread.join(timeout=10)
+        pre = PrecomputedEmbedder(embedder, queries)
+        for mode in ("hybrid", "dense", "lexical"):
+            times = time_api(searcher, queries, args.k, mode, pre)
+            modes[mode].update(no_model_p50_ms=round(percentile(times, 50), 2), no_model_p95_ms=round(percentile(times, 95), 2))
 
         # the numpy brute-force limit and exact top 10, on the same matrix
         qvecs = [np.asarray(embedder.embed_query(q), dtype=np.float32) for q in queries]
@@ -252,6 +283,7 @@ def main() -> int:
         recall_at_10=round(float(np.mean(recalls)), 4),
         embed_query_ms=round(statistics.median(t_embed), 2),
         modes=modes,
+        loadavg_end=os.getloadavg()[0],
         machine={"python": platform.python_version(), "cpus": os.cpu_count(), "numpy": np.__version__},
     )
     text = json.dumps(result, indent=1)
