@@ -55,12 +55,17 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, documents: Sequence[str]) -> "LexicalIndex":
-        if not documents:
-            return cls(0, None)
+        """Analyze ``documents`` straight into term ids (no per-document
+        lists of strings kept: at 100,000 chunks that is gigabytes) and hand
+        them to bm25s with the vocabulary."""
+        vocab: dict[str, int] = {}
+        ids = [[vocab.setdefault(t, len(vocab)) for t in terms(d)] for d in documents]
+        if not vocab:  # no document has a single term: nothing can match
+            return cls(len(documents), None)
         import bm25s
 
         bm25 = bm25s.BM25(k1=K1, b=B, method="lucene", backend="numpy", csc_backend="numpy")
-        bm25.index([terms(d) for d in documents], show_progress=False)
+        bm25.index((ids, vocab), create_empty_token=False, show_progress=False)
         return cls(len(documents), bm25)
 
     def scores(self, query: str) -> np.ndarray:
