@@ -210,3 +210,44 @@ def test_hybrid_is_reproducible_and_ranks_by_fused_score(warehouse, embedder):
     assert [h.rank for h in first] == list(range(1, len(first) + 1))
     assert all(a.score >= b.score for a, b in zip(first, first[1:]))
     assert first[0].entry_title == "PARACETAMOL"
+
+
+# -- the index build grows with what changed ----------------------------------------------------
+
+
+def test_rebuild_reuses_unchanged_documents_and_is_byte_identical(warehouse, embedder, monkeypatch):
+    from duocthu_assets.storage import Warehouse, encode_parquet, stamp_table
+
+    from .test_search import FORMULARY, _store
+
+    full = build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id, reuse=False)
+    reads: list[str] = []
+    real = Warehouse.read_table_and_sha256
+
+    def counting(self, asset, doc_id=None):
+        reads.append(f"{asset}/{doc_id}")
+        return real(self, asset, doc_id)
+
+    monkeypatch.setattr(Warehouse, "read_table_and_sha256", counting)
+    again = build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id)
+    assert reads == []  # nothing changed: nothing decoded or checked again
+    assert encode_parquet(stamp_table("search_index", again)) == encode_parquet(stamp_table("search_index", full))
+
+    changed = [dict(r) for r in FORMULARY]
+    changed[3] = {**changed[3], "text": changed[3]["text"] + " Uống sau bữa ăn."}
+    import hashlib
+
+    changed[3]["content_hash"] = hashlib.sha256(changed[3]["text"].encode()).hexdigest()
+    _store(warehouse, "duocthu-mini", changed, embedder)
+    updated = build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id)
+    assert reads == ["chunks/duocthu-mini", "embeddings/duocthu-mini"]  # only the changed document
+    assert "Uống sau bữa ăn." in updated.column("text").to_pylist()[3]
+    monkeypatch.setattr(Warehouse, "read_table_and_sha256", real)
+    fresh = build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id, reuse=False)
+    assert encode_parquet(stamp_table("search_index", updated)) == encode_parquet(stamp_table("search_index", fresh))
+    # a removed (or newly blocked) document leaves, without rereading the other
+    reads.clear()
+    monkeypatch.setattr(Warehouse, "read_table_and_sha256", counting)
+    warehouse.write_table("search_index", updated)
+    only = build_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id)
+    assert reads == [] and set(only.column("doc_id").to_pylist()) == {"persian-memo"}

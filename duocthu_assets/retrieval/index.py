@@ -124,6 +124,7 @@ def build_search_index(
     included_doc_ids: Iterable[str],
     *,
     model_id: str | None = None,
+    reuse: bool = True,
 ) -> pa.Table:
     """The search index over ``included_doc_ids`` (the caller decides which
     documents passed their checks), to be written by the caller with
@@ -135,12 +136,26 @@ def build_search_index(
     content_hashes), or when it was embedded with another model than
     ``model_id`` (default: the model most documents used). Rows are in
     (doc_id, chunk_index) order, so the same inputs give the same table.
+
+    With ``model_id`` given, the rows of a document whose chunks and
+    embeddings files are byte for byte those the current index was built
+    from (their sha256 against the index's ``sources``) are taken from the
+    current index, not decoded and checked again: a rebuild costs a hash of
+    each unchanged document's two files, and the work of the changed ones.
     """
     requested = sorted(set(included_doc_ids))
     excluded: dict[str, str] = {}
     sources: dict[str, str] = {}
     candidates: dict[str, tuple[pa.Table, pa.Table, str, int]] = {}
+    previous = _previous_index(warehouse, model_id) if (model_id and reuse) else None
+    reused: dict[str, pa.Table] = {}
     for doc_id in requested:
+        if previous is not None and doc_id in previous.slices:
+            fingerprint = _fingerprint(warehouse, doc_id)
+            if fingerprint is not None and fingerprint == previous.info.sources.get(doc_id):
+                reused[doc_id] = previous.slices[doc_id]
+                sources[doc_id] = fingerprint
+                continue
         try:
             chunks, chunks_fp = warehouse.read_table_and_sha256("chunks", doc_id)
             emb, emb_fp = warehouse.read_table_and_sha256("embeddings", doc_id)
@@ -172,11 +187,23 @@ def build_search_index(
         counts = Counter(m for _, _, m, _ in candidates.values() if m)
         model_id = min(counts, key=lambda m: (-counts[m], m)) if counts else ""
     dims = {d for _, _, m, d in candidates.values() if m == model_id}
+    if reused and previous is not None:
+        if dims and dims != {previous.info.dim}:  # cannot happen with one model; rebuild rather than mix
+            return build_search_index(warehouse, requested, model_id=model_id, reuse=False)
+        dims = {previous.info.dim}
     dim = dims.pop() if dims else 0
 
     parts: list[pa.Table] = []
     documents: list[str] = []
-    for doc_id, (chunks, emb, doc_model, doc_dim) in candidates.items():
+    for doc_id in requested:
+        if doc_id in reused:
+            documents.append(doc_id)
+            if reused[doc_id].num_rows:
+                parts.append(reused[doc_id])
+            continue
+        if doc_id not in candidates:
+            continue
+        chunks, emb, doc_model, doc_dim = candidates[doc_id]
         if doc_model and (doc_model != model_id or doc_dim != dim):
             excluded[doc_id] = f"embedded with {doc_model} (dim {doc_dim}); the index uses {model_id} (dim {dim})"
             continue
@@ -197,7 +224,7 @@ def build_search_index(
         parts.append(pa.Table.from_arrays(columns, schema=search_index_schema(dim)))
 
     schema = search_index_schema(dim)
-    table = pa.concat_tables(parts) if parts else schema.empty_table()
+    table = pa.concat_tables(parts).combine_chunks() if parts else schema.empty_table()
     metadata = {
         _META_MODEL: model_id.encode("utf-8"),
         _META_DIM: str(dim).encode(),
@@ -206,6 +233,56 @@ def build_search_index(
         _META_SOURCES: json.dumps(sources, sort_keys=True).encode("utf-8"),
     }
     return table.replace_schema_metadata(metadata)
+
+
+@dataclass(frozen=True)
+class _Previous:
+    info: IndexInfo
+    slices: dict[str, pa.Table]  # each included document's rows (possibly none)
+
+
+def _previous_index(warehouse: Warehouse, model_id: str) -> _Previous | None:
+    """The current index's rows per included document, if it was built with
+    ``model_id`` and can be read; None otherwise (everything is rebuilt)."""
+    try:
+        table = warehouse.read_table(INDEX_ASSET)
+    except (SchemaVersionError, OSError, pa.ArrowException, ValueError):
+        return None
+    if table is None:
+        return None
+    info = index_info(table)
+    if info.model_id != model_id:
+        return None
+    try:
+        table = table.replace_schema_metadata(None).cast(search_index_schema(info.dim))
+    except (pa.ArrowException, ValueError):
+        return None
+    doc_ids = table.column("doc_id").to_pylist()
+    slices: dict[str, pa.Table] = {doc: table.slice(0, 0) for doc in info.documents}
+    start = 0
+    for i in range(1, len(doc_ids) + 1):
+        if i == len(doc_ids) or doc_ids[i] != doc_ids[start]:
+            if doc_ids[start] in slices:
+                slices[doc_ids[start]] = table.slice(start, i - start)
+            start = i
+    return _Previous(info, slices)
+
+
+def _fingerprint(warehouse: Warehouse, doc_id: str) -> str | None:
+    """``<sha256 of chunks file>:<sha256 of embeddings file>``, as recorded
+    in the index's sources; None when either file is missing."""
+    digests = []
+    for asset in ("chunks", "embeddings"):
+        path = warehouse.asset_path(asset, doc_id)
+        try:
+            if warehouse.is_local:
+                with open(path.path, "rb") as fh:
+                    digests.append(hashlib.file_digest(fh, "sha256").hexdigest())
+            else:
+                digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
+        except FileNotFoundError:
+            return None
+    return ":".join(digests)
 
 
 def index_info(table_or_schema: pa.Table | pa.Schema) -> IndexInfo:
