@@ -1,4 +1,4 @@
-"""The `duocthu` command: ingest, search, eval."""
+"""The `duocthu` command: ingest, search, serve, eval."""
 
 from __future__ import annotations
 
@@ -43,11 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.set_defaults(func=_ingest)
 
     try:
-        from .cli_search import add_search_parser
+        from .cli_search import add_search_parser, add_serve_parser
     except ImportError:  # pragma: no cover - search lands with issue 5
         pass
     else:
         add_search_parser(sub)
+        add_serve_parser(sub)
 
     from .cli_eval import add_eval_parser
 

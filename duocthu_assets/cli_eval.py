@@ -58,7 +58,8 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a setting for the second configuration (repeatable), e.g. chunk_size=250",
+        help="a setting for the second configuration (repeatable), e.g. chunk_size=250; "
+        "search=dense|hybrid|lexical compares how queries are ranked, on the same build",
     )
     parser.add_argument("--warehouse", default=None, metavar="DIR", help=f"where the report goes (default: ${WAREHOUSE_ENV} or {DEFAULT_WAREHOUSE})")
     parser.add_argument("--corpus", default=None, metavar="DIR", help="where corpus documents are (default: $DUOCTHU_CORPUS or ../shared/corpus)")
@@ -92,10 +93,12 @@ def run_eval(args: argparse.Namespace, *, embedder: Any = None) -> int:
             configs.append(Config.from_overrides(args.compare))
         runs = []
         for config in configs:
+            # a configuration that only changes the search mode searches the baseline's warehouse
+            shared = bool(runs) and config.slug == configs[0].slug
             runs.append(
                 run_collection(
                     args.collection, warehouse, config, name=args.name, corpus_dirs=corpus, ks=args.ks,
-                    tolerance=args.tolerance, reuse=args.reuse, embedder=embedder, out=out,
+                    tolerance=args.tolerance, reuse=args.reuse or shared, embedder=embedder, out=out,
                 )
             )
     except (GoldError, ValueError, FileNotFoundError) as exc:

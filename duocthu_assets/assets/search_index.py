@@ -17,7 +17,7 @@ from ..version import code_version
     kinds={"parquet", "duckdb"},
     deps=["embeddings"],
     description="Every chunk and vector of the documents whose blocking checks all passed; "
-    "queried with DuckDB (cosine similarity) by `duocthu search`.",
+    "held in memory and searched (exact cosine + BM25, fused by rank) by `duocthu search` and `duocthu serve`.",
 )
 def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.Output:
     from ..search import build_search_index, index_info

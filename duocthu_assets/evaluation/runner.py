@@ -8,7 +8,9 @@ configuration's overrides — ``collection.toml`` accepts every field of
 eval run), and ingested one document at a time into that run's own warehouse
 (``runs/<label>/warehouse``), so each document's wall time is measured alone.
 Queries are then answered by :func:`duocthu_assets.search.search` over that
-warehouse's index: the whole collection, as a user would search it.
+warehouse's index: the whole collection, as a user would search it, ranked
+by the default search mode or the configuration's ``search=`` (which needs no
+rebuild: such a configuration reuses the baseline's warehouse).
 
 Nothing is copied: documents stay where they are (``../shared/corpus`` for
 the corpus gold in ``eval/gold``).
@@ -79,21 +81,40 @@ def parse_override(text: str) -> tuple[str, Any]:
     return key, value
 
 
+SEARCH_KEY = "search"  # --compare search=dense|hybrid|lexical: how queries are ranked, not a build setting
+
+
 @dataclass(frozen=True)
 class Config:
     label: str
     overrides: tuple[tuple[str, Any], ...] = ()
+    search: str | None = None  # the search mode (None: the default); needs no rebuild
 
     @classmethod
     def from_overrides(cls, pairs: Sequence[str]) -> "Config":
-        parsed = tuple(parse_override(p) for p in pairs)
-        if not parsed:
+        search = None
+        settings_pairs = []
+        for p in pairs:
+            key, _, value = p.partition("=")
+            if key.strip() == SEARCH_KEY:
+                from ..retrieval.query import resolve_mode
+
+                search = resolve_mode(value.strip())
+            else:
+                settings_pairs.append(p)
+        parsed = tuple(parse_override(p) for p in settings_pairs)
+        if not parsed and search is None:
             return cls("baseline")
-        return cls(",".join(f"{k}={v}" for k, v in parsed), parsed)
+        label = ",".join([f"{k}={v}" for k, v in parsed] + ([f"{SEARCH_KEY}={search}"] if search else []))
+        return cls(label, parsed, search)
 
     @property
     def slug(self) -> str:
-        return ascii_slug(self.label, sep="-") or "baseline"
+        """The run folder: named after the build settings only, so a
+        configuration that changes only the search mode shares the
+        baseline's warehouse."""
+        settings_label = ",".join(f"{k}={v}" for k, v in self.overrides)
+        return ascii_slug(settings_label, sep="-") or "baseline"
 
 
 def _toml_value(value: Any) -> str:
@@ -299,7 +320,7 @@ def run_collection(
             hits = []
             for q in gold.queries:
                 try:
-                    found = search(warehouse, q.query, max(ks), embedder)
+                    found = search(warehouse, q.query, max(ks), embedder, mode=config.search)
                 except SearchError as exc:
                     notes.append(f"{gold.document}: search failed: {exc}")
                     found = []

@@ -1,0 +1,297 @@
+"""Search latency at scale, through the same code path as ``duocthu serve``.
+
+    .venv/bin/python bench/search.py --chunks 100000 [--queries 100] [--json FILE]
+
+1. Synthesizes a warehouse whose ``search_index/index.parquet`` (the
+   asset's schema, written by ``Warehouse.write_table``) holds ``--chunks``
+   chunks: Vietnamese formulary sentences with drug names, ATC codes and
+   article numbers (~150 words each), one in twelve carrying a quarantined
+   table. Vectors: ``--bases`` real passages are embedded with the default
+   model, and each synthetic chunk's vector is one of them plus noise,
+   re-normalised, so queries (embedded for real) see a realistic spread of
+   cosines rather than random orthogonal vectors.
+2. Starts the server of ``duocthu serve`` (``retrieval.server``, one warm
+   ``Searcher``) on a free loopback port, waits for it to load, and sends
+   ``--queries`` distinct queries as ``GET /search?q=…&k=10`` over one
+   keep-alive connection, timing each request (embedding the query, ranking,
+   building the answers, JSON) for each mode: the default (hybrid), dense
+   and lexical.
+3. In the same process and on the same matrix, the numpy brute-force limit:
+   ``matrix @ q`` and ``argpartition`` for the top 10, with the query vector
+   already computed (``numpy_ms``, median); and ``recall_at_10``: the share of
+   the exact top 10 (that numpy product) that the server's dense mode
+   returned (1.0 unless the vector search is approximate).
+
+``--json FILE`` writes ``{"chunks", "p50_ms", "p95_ms", "numpy_ms",
+"recall_at_10"}`` (the default mode) plus per-mode figures and load times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from duocthu_assets.embed.base import EmbedderConfig, make_embedder  # noqa: E402
+from duocthu_assets.model import SCHEMA_VERSION  # noqa: E402
+from duocthu_assets.retrieval import Searcher, search_index_schema  # noqa: E402
+from duocthu_assets.retrieval.query import DEFAULT_MODE, dense_scores  # noqa: E402
+from duocthu_assets.retrieval.server import serve_in_thread  # noqa: E402
+from duocthu_assets.storage import Warehouse  # noqa: E402
+
+DRUGS = [
+    "Amikacin", "Amoxicilin", "Ampicilin", "Azithromycin", "Cefalexin", "Cefotaxim", "Ceftriaxon", "Ciprofloxacin",
+    "Clarithromycin", "Clindamycin", "Doxycyclin", "Gentamicin", "Imipenem", "Levofloxacin", "Meropenem",
+    "Metronidazol", "Paracetamol", "Piperacilin", "Rifampicin", "Vancomycin", "Warfarin", "Heparin", "Insulin",
+    "Digoxin", "Furosemid", "Omeprazol", "Ranitidin", "Salbutamol", "Prednisolon", "Dexamethason",
+]
+SECTIONS = [
+    "Chỉ định", "Chống chỉ định", "Liều lượng và cách dùng", "Thận trọng", "Thời kỳ mang thai", "Thời kỳ cho con bú",
+    "Tác dụng không mong muốn", "Tương tác thuốc", "Quá liều và xử trí", "Dược động học", "Bảo quản",
+]
+SENTENCES = [
+    "Người lớn: tiêm tĩnh mạch {a} g mỗi {b} giờ, tối đa {c} g mỗi ngày.",
+    "Trẻ em trên {a} tuổi: uống {b} mg/kg/ngày, chia làm {c} lần.",
+    "Người suy thận có độ thanh thải creatinin dưới {a} ml/phút cần giảm liều còn {b} mg mỗi {c} giờ.",
+    "Thuốc được hấp thu nhanh qua đường tiêu hóa, nồng độ đỉnh trong huyết tương đạt sau {a} đến {b} giờ.",
+    "Không dùng cho người có tiền sử quá mẫn với penicilin hoặc bất kỳ thành phần nào của thuốc.",
+    "Thận trọng khi dùng cho người bệnh có tiền sử bệnh đường tiêu hóa, đặc biệt là viêm đại tràng.",
+    "Tác dụng không mong muốn thường gặp: tiêu chảy, buồn nôn, phát ban, ngứa; hiếm gặp sốc phản vệ.",
+    "Thời kỳ mang thai: chỉ dùng khi thật cần thiết, sau khi đã cân nhắc kỹ lợi ích và nguy cơ.",
+    "Bảo quản ở nhiệt độ dưới {a} độ C, tránh ánh sáng và ẩm; dung dịch đã pha dùng trong {b} giờ.",
+    "Dùng đồng thời với alopurinol làm tăng tỷ lệ phát ban da; probenecid làm tăng nồng độ thuốc trong máu.",
+    "Quá liều có thể gây co giật; xử trí bằng điều trị triệu chứng và thẩm tách máu nếu cần.",
+    "Thuốc phân bố rộng vào các mô và dịch cơ thể, qua được nhau thai và bài tiết vào sữa mẹ với lượng nhỏ.",
+    "Theo Điều {a} khoản {b}, người hành nghề dược phải ghi rõ mã ATC {atc} trên đơn thuốc.",
+]
+QUERIES = [
+    "liều {drug} cho người suy thận", "{drug} có dùng được khi mang thai không", "tác dụng không mong muốn của {drug}",
+    "{drug} tương tác với alopurinol", "bảo quản {drug} ở nhiệt độ nào", "quá liều {drug} xử trí thế nào",
+    "mã ATC {atc}", "Điều {n} khoản {m}", "{drug} liều tối đa mỗi ngày cho trẻ em", "chống chỉ định của {drug}",
+]
+
+
+def _atc(rng: random.Random) -> str:
+    return f"{rng.choice('ABCDJMNR')}{rng.randint(1, 9):02d}{rng.choice('ABCDX')}{rng.choice('ABCDE')}{rng.randint(1, 30):02d}"
+
+
+def make_text(rng: random.Random, drug: str, words: int) -> str:
+    parts = [f"{drug}."]
+    while sum(len(p.split()) for p in parts) < words:
+        parts.append(rng.choice(SENTENCES).format(a=rng.randint(1, 99), b=rng.randint(1, 24), c=rng.randint(2, 6), atc=_atc(rng)))
+    return " ".join(parts)
+
+
+def synthesize(warehouse: Warehouse, n: int, embedder, bases: int, seed: int) -> None:
+    """Write an index of ``n`` synthetic chunks (see the module docstring)."""
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    base_texts = [make_text(rng, rng.choice(DRUGS), 60) for _ in range(bases)]
+    base_vecs = np.asarray(embedder.embed_passages(base_texts), dtype=np.float32)
+    dim = base_vecs.shape[1]
+    per_doc = 500
+    rows: dict[str, list] = {name: [] for name in search_index_schema(dim).names}
+    which = nrng.integers(0, bases, size=n)
+    vectors = base_vecs[which] + nrng.normal(0, 0.35 / np.sqrt(dim), size=(n, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for i in range(n):
+        doc = f"bench-{i // per_doc:04d}"
+        drug = DRUGS[(i // 11) % len(DRUGS)]
+        section = SECTIONS[i % len(SECTIONS)]
+        key = f"s{i % len(SECTIONS):02d}"
+        text = make_text(rng, drug, 150)
+        quarantined = i % 12 == 5
+        attachments = (
+            [{"block_id": f"b{i:06d}", "kind": "table", "shape": "simple_table", "physical_page": 1 + i % 700,
+              "printed_page": 1 + i % 700, "bbox": [50.0, 100.0, 500.0, 300.0], "quarantined": True,
+              "header_row": [], "source_crop": f"crops/{doc}/b{i:06d}.png"}]
+            if quarantined else []
+        )
+        values = {
+            "doc_id": doc, "chunk_id": f"{doc}:{key}:{i}", "chunk_index": i % per_doc, "chunk_kind": "prose", "text": text,
+            "entry_title": drug.upper(), "section_key": key, "section_title": section, "headings": [drug.upper(), section],
+            "regions": [{"page_no": 1 + i % 700, "printed_page": 1 + i % 700, "bbox": [50.0, 80.0, 500.0, 700.0]}],
+            "attachments": attachments, "has_quarantined_content": quarantined,
+            "content_hash": "sha256:" + format(i, "064x"), "model_id": embedder.model_id, "dim": dim,
+            "vector": None, "schema_version": SCHEMA_VERSION,
+        }
+        for name in rows:
+            rows[name].append(values[name])
+    schema = search_index_schema(dim)
+    arrays = []
+    for f in schema:
+        if f.name == "vector":
+            arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), dim))
+        else:
+            arrays.append(pa.array(rows[f.name], type=f.type))
+    table = pa.Table.from_arrays(arrays, schema=schema)
+    docs = sorted({r for r in rows["doc_id"]})
+    table = table.replace_schema_metadata({
+        b"duocthu.search_index.model_id": embedder.model_id.encode(),
+        b"duocthu.search_index.dim": str(dim).encode(),
+        b"duocthu.search_index.documents": json.dumps(docs).encode(),
+        b"duocthu.search_index.excluded": b"{}",
+        b"duocthu.search_index.sources": json.dumps({d: "synthetic" for d in docs}).encode(),
+    })
+    warehouse.write_table("search_index", table)
+
+
+def make_queries(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed + 1)
+    out: list[str] = []
+    while len(out) < count:
+        q = rng.choice(QUERIES).format(drug=rng.choice(DRUGS), atc=_atc(rng), n=rng.randint(1, 99), m=rng.randint(1, 24))
+        if q not in out:
+            out.append(q)
+    return out
+
+
+def percentile(values: list[float], p: float) -> float:
+    return float(np.percentile(np.asarray(values), p))
+
+
+def time_requests(host: str, port: int, queries: list[str], k: int, mode: str) -> tuple[list[float], list[list[str]]]:
+    conn = http.client.HTTPConnection(host, port, timeout=120)
+    times, ids = [], []
+    try:
+        for q in queries:
+            target = f"/search?{urllib.parse.urlencode({'q': q, 'k': k, 'mode': mode})}"
+            t0 = time.perf_counter()
+            conn.request("GET", target)
+            resp = conn.getresponse()
+            body = resp.read()
+            times.append((time.perf_counter() - t0) * 1000)
+            if resp.status != 200:
+                raise SystemExit(f"bench: {target} answered {resp.status}: {body[:300]!r}")
+            ids.append([h["chunk_id"] for h in json.loads(body)["hits"]])
+    finally:
+        conn.close()
+    return times, ids
+
+
+class PrecomputedEmbedder:
+    """The query vectors computed beforehand: the serve path minus the model."""
+
+    def __init__(self, embedder, queries: list[str]):
+        from duocthu_assets.retrieval import normalize_query
+
+        self.model_id, self.dim = embedder.model_id, embedder.dim
+        self.vectors = {normalize_query(q): np.asarray(embedder.embed_query(normalize_query(q)), dtype=np.float32) for q in queries}
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.vectors[text]
+
+
+def time_api(searcher: Searcher, queries: list[str], k: int, mode: str, embedder) -> list[float]:
+    """``Searcher.respond`` + the JSON body, as the server runs them, with a
+    precomputed query vector: what ranking and answering cost without the model."""
+    from duocthu_assets.retrieval import answer_payload
+
+    times = []
+    for q in queries:
+        t0 = time.perf_counter()
+        answers, notes = searcher.respond(q, k, mode=mode, embedder=embedder)
+        json.dumps(answer_payload(answers, query=q, notes=notes), ensure_ascii=False, indent=2, sort_keys=True)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chunks", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--bases", type=int, default=64, help="real passages embedded to seed the synthetic vectors")
+    parser.add_argument("-k", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args()
+
+    embedder = make_embedder(EmbedderConfig.from_env())
+    queries = make_queries(args.queries, args.seed)
+    result: dict = {"chunks": args.chunks, "mode": DEFAULT_MODE, "k": args.k, "queries": len(queries), "loadavg_start": os.getloadavg()[0]}
+    with tempfile.TemporaryDirectory() as tmp:
+        warehouse = Warehouse(tmp)
+        t0 = time.perf_counter()
+        synthesize(warehouse, args.chunks, embedder, args.bases, args.seed)
+        result["synthesize_s"] = round(time.perf_counter() - t0, 2)
+        result["index_bytes"] = os.path.getsize(warehouse.asset_path("search_index").path)
+
+        searcher = Searcher(warehouse, embedder, mode=DEFAULT_MODE)
+        t0 = time.perf_counter()
+        index = searcher.index()
+        result["load_s"] = round(time.perf_counter() - t0, 2)
+        t0 = time.perf_counter()
+        index.lexical()
+        result["lexical_build_s"] = round(time.perf_counter() - t0, 2)
+        searcher.warm()
+
+        server, thread = serve_in_thread(searcher, port=0)
+        host, port = server.server_address[:2]
+        try:
+            time_requests(host, port, queries[:5], args.k, DEFAULT_MODE)  # warm-up, not counted
+            modes = {}
+            dense_ids: list[list[str]] = []
+            for mode in ("hybrid", "dense", "lexical"):
+                times, ids = time_requests(host, port, queries, args.k, mode)
+                modes[mode] = {"p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2)}
+                if mode == "dense":
+                    dense_ids = ids
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=10)
+        pre = PrecomputedEmbedder(embedder, queries)
+        for mode in ("hybrid", "dense", "lexical"):
+            times = time_api(searcher, queries, args.k, mode, pre)
+            modes[mode].update(no_model_p50_ms=round(percentile(times, 50), 2), no_model_p95_ms=round(percentile(times, 95), 2))
+
+        # the numpy brute-force limit and exact top 10, on the same matrix
+        qvecs = [np.asarray(embedder.embed_query(q), dtype=np.float32) for q in queries]
+        t_embed = []
+        for q in queries[:20]:
+            t0 = time.perf_counter()
+            embedder.embed_query(q)
+            t_embed.append((time.perf_counter() - t0) * 1000)
+        times, recalls = [], []
+        chunk_ids = index.rows.column("chunk_id").to_pylist()
+        for qv, got in zip(qvecs, dense_ids):
+            t0 = time.perf_counter()
+            scores = index.vectors @ qv
+            top = np.argpartition(-scores, args.k)[: args.k]
+            times.append((time.perf_counter() - t0) * 1000)
+            exact = dense_scores(index, qv)
+            exact_ids = {chunk_ids[p] for p in np.argsort(-exact, kind="stable")[: args.k]}
+            recalls.append(len(exact_ids & set(got)) / len(exact_ids))
+    result.update(
+        p50_ms=modes[DEFAULT_MODE]["p50_ms"],
+        p95_ms=modes[DEFAULT_MODE]["p95_ms"],
+        numpy_ms=round(statistics.median(times), 2),
+        recall_at_10=round(float(np.mean(recalls)), 4),
+        embed_query_ms=round(statistics.median(t_embed), 2),
+        modes=modes,
+        loadavg_end=os.getloadavg()[0],
+        machine={"python": platform.python_version(), "cpus": os.cpu_count(), "numpy": np.__version__},
+    )
+    text = json.dumps(result, indent=1)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

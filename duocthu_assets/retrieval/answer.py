@@ -1,0 +1,232 @@
+"""The answer layer's obligations (ADR 0006), the same on every path (the
+``duocthu search`` CLI, ``duocthu serve`` and the Python API):
+
+1. a hit with quarantined content states that a table/formula exists at its
+   printed page, gives the crop, and marks itself incomplete;
+2. a ``block_descriptor`` hit is answered with the crop and page only: no
+   text, and never a header row (hits do not even carry one);
+3. no number from a chunk carrying a quarantined attachment is shown: every
+   numeral in its text is withheld (``[…]``) with a pointer to the crop.
+
+:func:`render_answer` applies them to one hit; :func:`answer_payload` and
+:func:`format_hits` are the output (schema ``duocthu.search/1``).
+
+Nothing here imports Dagster.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, Sequence
+
+from ..model import ChunkKind
+from .query import Hit, HitAttachment
+
+ANSWER_SCHEMA = "duocthu.search/1"
+WITHHELD = "[…]"
+
+_DIGITS = "0-9\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u00bc-\u00be\u2150-\u215e"
+_NUMERAL = re.compile(rf"(?:\d|[{_DIGITS}])+(?:[.,:](?:\d|[{_DIGITS}])+)*")
+
+
+def withhold_numbers(text: str) -> tuple[str, int]:
+    """``text`` with every numeral replaced by ``[…]``, and how many.
+
+    Deliberately wider than a dose pattern (``500 mg``, ``0,5 mg/kg``,
+    ``30 ml/phút``, ``1,5 triệu đơn vị``, ``x 2 lần/ngày``, ``10⁶ UI``): in a
+    chunk whose section lost a table, a number without a unit (an interval, an
+    age, a Clcr threshold, a tablet count) can be half of a dose, and a unit
+    list is never complete. Digits inside an identifier (ATC ``J01CR01``,
+    ``B12``, ``CYP3A4``) are kept: they are preceded by a letter. A multiplier
+    written ``x2`` is withheld. Numbers spelled out in words are not detected.
+    """
+    count = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal count
+        start = match.start()
+        before = text[start - 1] if start else ""
+        if before.isalpha():
+            multiplier = before in "xX×" and (start < 2 or not text[start - 2].isalpha())
+            if not multiplier:
+                return match.group(0)
+        count += 1
+        return WITHHELD
+
+    return _NUMERAL.sub(replace, text), count
+
+
+@dataclass(frozen=True)
+class CropRef:
+    block_id: str
+    kind: str
+    shape: str
+    printed_page: int | None
+    physical_page: int | None
+    path: str | None
+    exists: bool
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What may be shown for one hit.
+
+    ``mode``: ``text`` (an ordinary chunk), ``text_incomplete`` (a chunk whose
+    section lost a table/formula: numbers withheld, crops given) or
+    ``crop_only`` (a block descriptor: no text at all).
+    """
+
+    rank: int
+    score: float
+    doc_id: str
+    chunk_id: str
+    chunk_kind: str
+    entry_title: str
+    section_title: str
+    headings: tuple[str, ...]
+    printed_pages: tuple[int, ...]
+    physical_pages: tuple[int, ...]
+    mode: Literal["text", "text_incomplete", "crop_only"]
+    complete: bool
+    text: str | None
+    withheld_numbers: int
+    crops: tuple[CropRef, ...]
+    notices: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["headings"] = list(self.headings)
+        data["printed_pages"] = list(self.printed_pages)
+        data["physical_pages"] = list(self.physical_pages)
+        data["crops"] = [asdict(c) for c in self.crops]
+        data["notices"] = list(self.notices)
+        return data
+
+
+_KIND_LABEL = {"table": "a table", "formula": "a formula"}
+
+
+def _page_label(printed: int | None, physical: int | None) -> str:
+    if printed is not None:
+        return f"printed page {printed} (trang in {printed})"
+    if physical is not None:
+        return f"page {physical} of the file (no printed number)"
+    return "an unknown page"
+
+
+def _crop_notice(att: HitAttachment) -> str:
+    what = _KIND_LABEL.get(att.kind, f"a {att.kind}")
+    where = _page_label(att.printed_page, att.physical_page)
+    if att.crop_file and att.crop_exists:
+        crop = f"crop: {att.crop_file}"
+    elif att.crop_file:
+        crop = f"crop expected at {att.crop_file} but the file is missing; read the source at that page"
+    else:
+        crop = "no crop was rendered; read the source at that page"
+    return f"{what[0].upper()}{what[1:]} exists at {where} and is not in this text ({att.block_id}); {crop}"
+
+
+def render_answer(hit: Hit) -> Answer:
+    """Apply ADR 0006's obligations to one hit (see the module docstring)."""
+    crops = tuple(
+        CropRef(a.block_id, a.kind, a.shape, a.printed_page, a.physical_page, a.crop_file, a.crop_exists) for a in hit.attachments
+    )
+    quarantined = [a for a in hit.attachments if a.quarantined]
+    common = dict(
+        rank=hit.rank,
+        score=hit.score,
+        doc_id=hit.doc_id,
+        chunk_id=hit.chunk_id,
+        chunk_kind=hit.chunk_kind,
+        entry_title=hit.entry_title,
+        section_title=hit.section_title,
+        headings=hit.headings,
+        printed_pages=hit.printed_pages,
+        physical_pages=hit.physical_pages,
+        crops=crops,
+    )
+    if hit.chunk_kind == ChunkKind.BLOCK_DESCRIPTOR:
+        notices = [_crop_notice(a) for a in hit.attachments] or [
+            "This hit stands for a lifted table or formula but carries no reference to it; read the source document"
+            + (f" at {_page_label(hit.printed_pages[0] if hit.printed_pages else None, hit.physical_pages[0] if hit.physical_pages else None)}" if hit.printed_pages or hit.physical_pages else "")
+        ]
+        notices.append("The answer is the crop: its content is not restated as text.")
+        return Answer(**common, mode="crop_only", complete=False, text=None, withheld_numbers=0, notices=tuple(notices))
+    if hit.quarantined:
+        text, withheld = withhold_numbers(hit.text)
+        notices = [_crop_notice(a) for a in quarantined]
+        if not quarantined:
+            notices.append(
+                "This chunk is marked as missing a lifted table or formula but names none; read the source document"
+                + (f" near {_page_label(hit.printed_pages[0] if hit.printed_pages else None, hit.physical_pages[0] if hit.physical_pages else None)}" if hit.printed_pages or hit.physical_pages else "")
+            )
+        notices.append("Incomplete: part of this section was lifted out as a table or formula (above).")
+        if withheld:
+            notices.append(
+                f"{withheld} number(s) withheld ({WITHHELD}): no dose may be stated from a chunk whose table or formula "
+                "was lifted out; read the values from the crop or the printed page."
+            )
+        return Answer(**common, mode="text_incomplete", complete=False, text=text, withheld_numbers=withheld, notices=tuple(notices))
+    notices = [f"Also attached: {_crop_notice(a)}" for a in hit.attachments]
+    return Answer(**common, mode="text", complete=True, text=hit.text, withheld_numbers=0, notices=tuple(notices))
+
+
+def _where(answer: Answer) -> str:
+    if answer.printed_pages:
+        pages = answer.printed_pages
+        label = f"trang in {pages[0]}" if len(pages) == 1 else f"trang in {pages[0]}–{pages[-1]}"
+    elif answer.physical_pages:
+        pages = answer.physical_pages
+        label = f"p. {pages[0]}" if len(pages) == 1 else f"pp. {pages[0]}–{pages[-1]}"
+    else:
+        label = ""
+    return " — ".join(part for part in (answer.entry_title, answer.section_title, label) if part) or answer.chunk_id
+
+
+def answer_payload(answers: Sequence[Answer], *, query: str | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
+    """The JSON object of ``duocthu search --json`` and ``GET /search``."""
+    return {"schema": ANSWER_SCHEMA, "query": query, "hits": [a.as_dict() for a in answers], "notes": list(notes)}
+
+
+def format_hits(answers: Sequence[Answer], as_json: bool = False, *, query: str | None = None, notes: Sequence[str] = ()) -> str:
+    """The CLI's output.
+
+    JSON (schema ``duocthu.search/1``, keys sorted; a key is only ever added
+    under a new schema name)::
+
+        {"schema": "duocthu.search/1", "query": str, "notes": [str],
+         "hits": [{"rank": int, "score": float, "doc_id", "chunk_id", "chunk_kind",
+                   "entry_title", "section_title", "headings": [str],
+                   "printed_pages": [int], "physical_pages": [int],
+                   "mode": "text" | "text_incomplete" | "crop_only",
+                   "complete": bool, "text": str | null, "withheld_numbers": int,
+                   "crops": [{"block_id", "kind", "shape", "printed_page",
+                              "physical_page", "path": str | null, "exists": bool}],
+                   "notices": [str]}]}
+
+    Text: ``rank. score  entry — section — trang in N  [incomplete]``, the
+    doc and chunk id, then the (possibly withheld) text or the crop line, then
+    the notices.
+    """
+    if as_json:
+        return json.dumps(answer_payload(answers, query=query, notes=notes), ensure_ascii=False, indent=2, sort_keys=True)
+    if not answers:
+        lines = ["no hits"]
+    else:
+        lines = []
+        for a in answers:
+            flag = "" if a.complete else "  [incomplete]"
+            lines.append(f"{a.rank}. {a.score:.3f}  {_where(a)}{flag}")
+            lines.append(f"   {a.doc_id} · {a.chunk_id}")
+            if a.mode == "crop_only":
+                for c in a.crops:
+                    lines.append(f"   ▣ {c.kind} · {_page_label(c.printed_page, c.physical_page)} · {c.path or 'no crop rendered'}")
+            elif a.text:
+                lines.extend("   " + line for line in a.text.splitlines() if line.strip())
+            for notice in a.notices:
+                lines.append(f"   ⚠ {notice}")
+            lines.append("")
+    lines.extend(f"note: {n}" for n in notes)
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,451 @@
+"""The search index: building it from the warehouse, and holding it warm.
+
+- :func:`build_search_index` joins ``chunks/<doc>.parquet`` with
+  ``embeddings/<doc>.parquet`` for the documents the caller names (those
+  whose checks passed), verifying that each embeddings file matches the
+  current chunks file; a document that does not is left out and named in the
+  table's metadata (:func:`index_info`), never silently.
+- :class:`LoadedIndex` is ``search_index/index.parquet`` in memory: the
+  vectors as one L2-normalised float32 numpy matrix (exact cosine is one
+  matrix-vector product), the lexical index (:mod:`.lexical`, built on first
+  use), and the columns an answer needs. :func:`load_index` reads it;
+  :func:`file_stamp` says whether the file on disk is still the one loaded.
+
+Nothing here imports Dagster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..model import SCHEMA_VERSION
+from ..storage import SCHEMAS, SchemaVersionError, Warehouse, parquet_from_bytes
+
+if TYPE_CHECKING:
+    from .lexical import LexicalIndex
+
+INDEX_ASSET = "search_index"
+
+_META_MODEL = b"duocthu.search_index.model_id"
+_META_DIM = b"duocthu.search_index.dim"
+_META_DOCS = b"duocthu.search_index.documents"
+_META_EXCLUDED = b"duocthu.search_index.excluded"
+_META_SOURCES = b"duocthu.search_index.sources"
+
+_CHUNK_COLUMNS = [
+    "doc_id",
+    "chunk_id",
+    "chunk_index",
+    "chunk_kind",
+    "text",
+    "entry_title",
+    "section_key",
+    "section_title",
+    "headings",
+    "regions",
+    "attachments",
+    "has_quarantined_content",
+    "content_hash",
+]
+
+
+def search_index_schema(dim: int) -> pa.Schema:
+    chunks = SCHEMAS["chunks"]
+    return pa.schema(
+        [chunks.field(name) for name in _CHUNK_COLUMNS]
+        + [
+            ("model_id", pa.string()),
+            ("dim", pa.int32()),
+            ("vector", pa.list_(pa.float32(), dim)),
+            ("schema_version", pa.int32()),
+        ]
+    )
+
+
+class SearchError(RuntimeError):
+    """The index cannot answer (missing, or built with another model)."""
+
+
+# -- building ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    model_id: str
+    dim: int
+    rows: int
+    documents: tuple[str, ...]
+    excluded: dict[str, str]
+    sources: dict[str, str]
+
+
+def _doc_problem(chunks: pa.Table, emb: pa.Table) -> str | None:
+    """Why ``emb`` is not the embedding of ``chunks``, or None."""
+    chunk_ids = chunks.column("chunk_id").to_pylist()
+    emb_ids = emb.column("chunk_id").to_pylist()
+    if len(set(chunk_ids)) != len(chunk_ids):
+        return "chunks file has duplicate chunk_ids"
+    if len(set(emb_ids)) != len(emb_ids):
+        return "embeddings file has duplicate chunk_ids"
+    if set(chunk_ids) != set(emb_ids):
+        missing, extra = len(set(chunk_ids) - set(emb_ids)), len(set(emb_ids) - set(chunk_ids))
+        return f"stale embeddings: {missing} chunks without a vector, {extra} vectors for chunks that no longer exist"
+    stated = dict(zip(emb_ids, emb.column("content_hash").to_pylist()))
+    changed = sum(1 for cid, h in zip(chunk_ids, chunks.column("content_hash").to_pylist()) if stated[cid] != h)
+    if changed:
+        return f"stale embeddings: {changed} chunks changed text since they were embedded"
+    texts, hashes = chunks.column("text").to_pylist(), chunks.column("content_hash").to_pylist()
+    bad = sum(1 for t, h in zip(texts, hashes) if hashlib.sha256((t or "").encode("utf-8")).hexdigest() != str(h).removeprefix("sha256:"))
+    if bad:
+        return f"{bad} chunks whose content_hash is not the sha256 of their text"
+    if emb.num_rows:
+        vtype = emb.schema.field("vector").type
+        values = pc.list_flatten(emb.column("vector"))
+        if emb.column("vector").null_count or not np.isfinite(values.to_numpy(zero_copy_only=False)).all():
+            return "embeddings file has null or non-finite vectors"
+        if not pa.types.is_fixed_size_list(vtype):
+            return f"embeddings vector column is {vtype}, not a fixed-size list"
+    return None
+
+
+def build_search_index(
+    warehouse: Warehouse,
+    included_doc_ids: Iterable[str],
+    *,
+    model_id: str | None = None,
+    reuse: bool = True,
+) -> pa.Table:
+    """The search index over ``included_doc_ids`` (the caller decides which
+    documents passed their checks), to be written by the caller with
+    ``warehouse.write_table("search_index", table)``.
+
+    A document is left out, with its reason in :func:`index_info`'s
+    ``excluded``, when its chunks or embeddings file is missing or unreadable,
+    when the embeddings do not match the current chunks (chunk_ids and
+    content_hashes), or when it was embedded with another model than
+    ``model_id`` (default: the model most documents used). Rows are in
+    (doc_id, chunk_index) order, so the same inputs give the same table.
+
+    With ``model_id`` given, the rows of a document whose chunks and
+    embeddings files are byte for byte those the current index was built
+    from (their sha256 against the index's ``sources``) are taken from the
+    current index, not decoded and checked again: a rebuild costs a hash of
+    each unchanged document's two files, and the work of the changed ones.
+    """
+    requested = sorted(set(included_doc_ids))
+    excluded: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    candidates: dict[str, tuple[pa.Table, pa.Table, str, int]] = {}
+    previous = _previous_index(warehouse, model_id) if (model_id and reuse) else None
+    reused: dict[str, pa.Table] = {}
+    for doc_id in requested:
+        if previous is not None and doc_id in previous.slices:
+            fingerprint = _fingerprint(warehouse, doc_id)
+            if fingerprint is not None and fingerprint == previous.info.sources.get(doc_id):
+                reused[doc_id] = previous.slices[doc_id]
+                sources[doc_id] = fingerprint
+                continue
+        try:
+            chunks, chunks_fp = warehouse.read_table_and_sha256("chunks", doc_id)
+            emb, emb_fp = warehouse.read_table_and_sha256("embeddings", doc_id)
+        except (SchemaVersionError, OSError, pa.ArrowException) as exc:
+            excluded[doc_id] = f"unreadable: {exc}"
+            sources[doc_id] = "unreadable"
+            continue
+        sources[doc_id] = f"{chunks_fp}:{emb_fp}"
+        if chunks is None:
+            excluded[doc_id] = "no chunks file"
+            continue
+        if emb is None:
+            excluded[doc_id] = "no embeddings file"
+            continue
+        problem = _doc_problem(chunks, emb)
+        if problem:
+            excluded[doc_id] = problem
+            continue
+        models = set(emb.column("model_id").to_pylist())
+        if len(models) > 1:
+            excluded[doc_id] = f"embeddings mix models: {sorted(models)}"
+            continue
+        if not models:  # a document without chunks: nothing to index, nothing lost
+            candidates[doc_id] = (chunks, emb, "", 0)
+            continue
+        candidates[doc_id] = (chunks, emb, models.pop(), emb.schema.field("vector").type.list_size)
+
+    if model_id is None:
+        counts = Counter(m for _, _, m, _ in candidates.values() if m)
+        model_id = min(counts, key=lambda m: (-counts[m], m)) if counts else ""
+    dims = {d for _, _, m, d in candidates.values() if m == model_id}
+    if reused and previous is not None:
+        if dims and dims != {previous.info.dim}:  # cannot happen with one model; rebuild rather than mix
+            return build_search_index(warehouse, requested, model_id=model_id, reuse=False)
+        dims = {previous.info.dim}
+    dim = dims.pop() if dims else 0
+
+    parts: list[pa.Table] = []
+    documents: list[str] = []
+    for doc_id in requested:
+        if doc_id in reused:
+            documents.append(doc_id)
+            if reused[doc_id].num_rows:
+                parts.append(reused[doc_id])
+            continue
+        if doc_id not in candidates:
+            continue
+        chunks, emb, doc_model, doc_dim = candidates[doc_id]
+        if doc_model and (doc_model != model_id or doc_dim != dim):
+            excluded[doc_id] = f"embedded with {doc_model} (dim {doc_dim}); the index uses {model_id} (dim {dim})"
+            continue
+        documents.append(doc_id)
+        if not chunks.num_rows:
+            continue
+        chunks = chunks.sort_by([("chunk_index", "ascending")])
+        position = {cid: i for i, cid in enumerate(emb.column("chunk_id").to_pylist())}
+        take = pa.array([position[cid] for cid in chunks.column("chunk_id").to_pylist()], type=pa.int64())
+        vectors = emb.column("vector").take(take)
+        n = chunks.num_rows
+        columns = [chunks.column(name) for name in _CHUNK_COLUMNS] + [
+            pa.array([model_id] * n, type=pa.string()),
+            pa.array([dim] * n, type=pa.int32()),
+            vectors.cast(pa.list_(pa.float32(), dim)),
+            pa.array([SCHEMA_VERSION] * n, type=pa.int32()),
+        ]
+        parts.append(pa.Table.from_arrays(columns, schema=search_index_schema(dim)))
+
+    schema = search_index_schema(dim)
+    table = pa.concat_tables(parts).combine_chunks() if parts else schema.empty_table()
+    metadata = {
+        _META_MODEL: model_id.encode("utf-8"),
+        _META_DIM: str(dim).encode(),
+        _META_DOCS: json.dumps(documents, ensure_ascii=False).encode("utf-8"),
+        _META_EXCLUDED: json.dumps(excluded, ensure_ascii=False, sort_keys=True).encode("utf-8"),
+        _META_SOURCES: json.dumps(sources, sort_keys=True).encode("utf-8"),
+    }
+    return table.replace_schema_metadata(metadata)
+
+
+@dataclass(frozen=True)
+class _Previous:
+    info: IndexInfo
+    slices: dict[str, pa.Table]  # each included document's rows (possibly none)
+
+
+def _previous_index(warehouse: Warehouse, model_id: str) -> _Previous | None:
+    """The current index's rows per included document, if it was built with
+    ``model_id`` and can be read; None otherwise (everything is rebuilt)."""
+    try:
+        table = warehouse.read_table(INDEX_ASSET)
+    except (SchemaVersionError, OSError, pa.ArrowException, ValueError):
+        return None
+    if table is None:
+        return None
+    info = index_info(table)
+    if info.model_id != model_id:
+        return None
+    try:
+        table = table.replace_schema_metadata(None).cast(search_index_schema(info.dim))
+    except (pa.ArrowException, ValueError):
+        return None
+    doc_ids = table.column("doc_id").to_pylist()
+    slices: dict[str, pa.Table] = {doc: table.slice(0, 0) for doc in info.documents}
+    start = 0
+    for i in range(1, len(doc_ids) + 1):
+        if i == len(doc_ids) or doc_ids[i] != doc_ids[start]:
+            if doc_ids[start] in slices:
+                slices[doc_ids[start]] = table.slice(start, i - start)
+            start = i
+    return _Previous(info, slices)
+
+
+def _fingerprint(warehouse: Warehouse, doc_id: str) -> str | None:
+    """``<sha256 of chunks file>:<sha256 of embeddings file>``, as recorded
+    in the index's sources; None when either file is missing."""
+    digests = []
+    for asset in ("chunks", "embeddings"):
+        path = warehouse.asset_path(asset, doc_id)
+        try:
+            if warehouse.is_local:
+                with open(path.path, "rb") as fh:
+                    digests.append(hashlib.file_digest(fh, "sha256").hexdigest())
+            else:
+                digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
+        except FileNotFoundError:
+            return None
+    return ":".join(digests)
+
+
+def index_info(table_or_schema: pa.Table | pa.Schema) -> IndexInfo:
+    """What an index table (or the schema of ``index.parquet``) says about itself."""
+    schema = table_or_schema.schema if isinstance(table_or_schema, pa.Table) else table_or_schema
+    meta = schema.metadata or {}
+    rows = table_or_schema.num_rows if isinstance(table_or_schema, pa.Table) else -1
+    return IndexInfo(
+        model_id=meta.get(_META_MODEL, b"").decode("utf-8"),
+        dim=int(meta.get(_META_DIM, b"0")),
+        rows=rows,
+        documents=tuple(json.loads(meta.get(_META_DOCS, b"[]"))),
+        excluded=json.loads(meta.get(_META_EXCLUDED, b"{}")),
+        sources=json.loads(meta.get(_META_SOURCES, b"{}")),
+    )
+
+
+def read_index_info(warehouse: Warehouse) -> IndexInfo | None:
+    path = warehouse.asset_path(INDEX_ASSET)
+    if not path.exists():
+        return None
+    with path.open("rb") as fh:
+        parquet = pq.ParquetFile(fh)
+        info = index_info(parquet.schema_arrow)
+        rows = parquet.metadata.num_rows
+    return IndexInfo(info.model_id, info.dim, rows, info.documents, info.excluded, info.sources)
+
+
+def index_is_current(warehouse: Warehouse, included_doc_ids: Iterable[str]) -> bool:
+    """True when ``search_index/index.parquet`` was built from exactly these
+    documents' current chunks and embeddings files (byte for byte), so a
+    rebuild would change nothing."""
+    info = read_index_info(warehouse)
+    if info is None:
+        return False
+    requested = sorted(set(included_doc_ids))
+    if sorted(info.sources) != requested:
+        return False
+    for doc_id in requested:
+        fps = []
+        for asset in ("chunks", "embeddings"):
+            path = warehouse.asset_path(asset, doc_id)
+            fps.append(hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "missing")
+        if info.sources[doc_id] != ":".join(fps):
+            return False
+    return True
+
+
+# -- holding it warm --------------------------------------------------------------
+
+# The columns a hit is made of (everything but the vectors and bookkeeping).
+HIT_COLUMNS = [
+    "doc_id",
+    "chunk_id",
+    "chunk_index",
+    "chunk_kind",
+    "text",
+    "entry_title",
+    "section_title",
+    "headings",
+    "regions",
+    "attachments",
+    "has_quarantined_content",
+]
+
+
+def file_stamp(warehouse: Warehouse) -> tuple[Any, ...] | None:
+    """What identifies the index file on disk now (None: there is none).
+
+    Local: device, inode, size and mtime in ns; the warehouse replaces the
+    file by a rename, so a re-materialized index always has a new inode.
+    Elsewhere: size and whatever the store gives as a version (mtime, ETag).
+    """
+    path = warehouse.asset_path(INDEX_ASSET)
+    if warehouse.is_local:
+        try:
+            st = os.stat(path.path)
+        except FileNotFoundError:
+            return None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    try:
+        info = path.fs.info(path.path)
+    except FileNotFoundError:
+        return None
+    version = [str(info.get(key)) for key in ("mtime", "LastModified", "ETag", "etag", "last_modified", "created") if info.get(key) is not None]
+    return (info.get("size"), *version)
+
+
+@dataclass
+class LoadedIndex:
+    """``search_index/index.parquet`` in memory, as it was at ``stamp``.
+
+    ``vectors`` is ``(rows, dim)`` float32, each row L2-normalised (a zero
+    vector stays zero and scores 0), so the cosine of every chunk with a
+    normalised query is ``vectors @ q``. ``rows`` holds :data:`HIT_COLUMNS`
+    in the file's order, (doc_id, chunk_index): the order ties are broken in.
+    Immutable once loaded; a newer file is a new ``LoadedIndex``.
+    """
+
+    info: IndexInfo
+    stamp: tuple[Any, ...] | None
+    vectors: np.ndarray
+    rows: pa.Table
+    _lexical: "LexicalIndex | None" = field(default=None, repr=False)
+    _lexical_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def size(self) -> int:
+        return self.rows.num_rows
+
+    def lexical(self) -> "LexicalIndex":
+        """The BM25 index over the same chunks, built once on first use."""
+        with self._lexical_lock:
+            if self._lexical is None:
+                from .lexical import LexicalIndex
+
+                self._lexical = LexicalIndex.build(lexical_documents(self.rows))
+            return self._lexical
+
+    def hit_rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
+        """The rows at ``positions`` (in that order) as dicts."""
+        take = pa.array(list(positions), type=pa.int64())
+        return self.rows.take(take).to_pylist() if len(take) else []
+
+
+def lexical_documents(rows: pa.Table) -> list[str]:
+    """What the lexical index reads of each chunk: its heading trail (entry,
+    section, the article's heading ``Điều 17. …``) and its text, so a query
+    naming a drug or an article finds every chunk under it."""
+    headings = rows.column("headings").to_pylist()
+    texts = rows.column("text").to_pylist()
+    return ["\n".join([*(h or ()), t or ""]) for h, t in zip(headings, texts)]
+
+
+def _normalised_matrix(column: pa.ChunkedArray, dim: int) -> np.ndarray:
+    if len(column) == 0:
+        return np.zeros((0, dim), dtype=np.float32)
+    flat = pc.list_flatten(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column)
+    matrix = np.array(flat.to_numpy(zero_copy_only=False), dtype=np.float32, copy=True).reshape(len(column), dim)
+    norms = np.linalg.norm(matrix, axis=1)
+    norms[norms == 0] = 1.0
+    matrix /= norms[:, None]
+    return matrix
+
+
+def load_index(warehouse: Warehouse) -> LoadedIndex | None:
+    """Read ``search_index/index.parquet`` into a :class:`LoadedIndex`
+    (None when there is no index). The stamp is taken before reading, so a
+    file replaced while it is read is noticed on the next look."""
+    path = warehouse.asset_path(INDEX_ASSET)
+    stamp = file_stamp(warehouse)
+    if stamp is None:
+        return None
+    if warehouse.is_local:
+        table = pq.read_table(path.path, memory_map=True)
+    else:
+        table = parquet_from_bytes(path.read_bytes())
+    info = index_info(table)
+    if "vector" in table.column_names and table.num_rows:
+        vtype = table.schema.field("vector").type
+        dim = vtype.list_size if pa.types.is_fixed_size_list(vtype) else info.dim
+        vectors = _normalised_matrix(table.column("vector"), dim)
+    else:
+        vectors = np.zeros((0, info.dim), dtype=np.float32)
+    rows = table.select(HIT_COLUMNS) if table.num_rows else table.select(HIT_COLUMNS).slice(0, 0)
+    return LoadedIndex(info=info, stamp=stamp, vectors=vectors, rows=rows)

@@ -1,0 +1,228 @@
+"""Queries: validating and normalizing them, ranking the warm index
+(dense, lexical or both fused), and the hits a ranking is made into.
+
+- :func:`validate_query` names what is wrong with a query or a ``k`` (the
+  CLI, the server and the API all call it, so all refuse the same input).
+- :func:`normalize_query` applies the collection's normalization to a query:
+  ADR 0018 §5's Persian normalization when it has Arabic-script letters
+  (the only collections written in that script are Persian ones, normalized
+  so at ingest: ``ك``/``ي`` typed on an Arabic keyboard become ``ک``/``ی``),
+  NFC and whitespace otherwise (a Vietnamese query typed with combining
+  accents is composed like the chunk texts).
+- :func:`rank` scores every chunk of a :class:`~.index.LoadedIndex`: exact
+  cosine (one float32 matrix-vector product, no approximation), BM25
+  (:mod:`.lexical`), or both fused by reciprocal rank (``hybrid``: each list's
+  top :data:`FUSION_DEPTH`, score Σ 1/(:data:`RRF_K` + rank)). Ties are broken
+  by position in the index, i.e. (doc_id, chunk_index), so results are
+  reproducible.
+
+Nothing here imports Dagster.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, Sequence, get_args
+
+import numpy as np
+from upath import UPath
+
+from ..storage import Warehouse
+from ..textnorm import normalize_nfc, normalize_persian
+from .index import LoadedIndex
+
+SearchMode = Literal["hybrid", "dense", "lexical"]
+MODES: tuple[str, ...] = get_args(SearchMode)
+MODE_ENV = "DUOCTHU_SEARCH_MODE"
+# Chosen by `duocthu eval` on every gold collection (bench/README.md, "Search at scale").
+DEFAULT_MODE: SearchMode = "hybrid"
+RRF_K = 60
+FUSION_DEPTH = 100
+MAX_K = 1000
+MAX_QUERY_CHARS = 2000
+
+_ARABIC_SCRIPT = re.compile("[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff]")
+
+
+def resolve_mode(mode: str | None = None) -> SearchMode:
+    """``mode``, else ``$DUOCTHU_SEARCH_MODE``, else :data:`DEFAULT_MODE`."""
+    chosen = mode or os.environ.get(MODE_ENV) or DEFAULT_MODE
+    if chosen not in MODES:
+        where = "" if mode else f" (from ${MODE_ENV})"
+        raise ValueError(f"unknown search mode {chosen!r}{where}: use one of {', '.join(MODES)}")
+    return chosen  # type: ignore[return-value]
+
+
+def validate_query(query: Any, k: Any) -> tuple[str, int]:
+    """The query and k if they can be answered; else ValueError saying why."""
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("the query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValueError(f"the query is {len(query)} characters long; at most {MAX_QUERY_CHARS} are accepted")
+    if "\x00" in query:
+        raise ValueError("the query contains a NUL character")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise ValueError(f"k must be a whole number, got {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if k > MAX_K:
+        raise ValueError(f"k must be at most {MAX_K}, got {k}")
+    return query, int(k)
+
+
+def normalize_query(query: str) -> str:
+    """The query as the collection's normalization would have written it."""
+    if _ARABIC_SCRIPT.search(query):
+        return normalize_persian(query)
+    return " ".join(normalize_nfc(query).splitlines())
+
+
+# -- ranking --------------------------------------------------------------------------
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` highest ``scores``, best first, ties by position."""
+    n = len(scores)
+    k = min(k, n)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if k < n:
+        kth = np.partition(scores, n - k)[n - k]
+        candidates = np.flatnonzero(scores >= kth)
+    else:
+        candidates = np.arange(n)
+    order = np.lexsort((candidates, -scores[candidates]))
+    return candidates[order][:k]
+
+
+def dense_scores(index: LoadedIndex, query_vector: np.ndarray) -> np.ndarray:
+    """Cosine of every chunk with the query (the index rows are normalised)."""
+    q = np.asarray(query_vector, dtype=np.float32)
+    norm = float(np.linalg.norm(q))
+    if norm == 0.0 or index.size == 0:
+        return np.zeros(index.size, dtype=np.float32)
+    return index.vectors @ (q / norm)
+
+
+def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int, mode: SearchMode) -> list[tuple[int, float]]:
+    """(position in the index, score) of the best ``k`` chunks, best first.
+
+    ``query`` must already be normalized; ``query_vector`` is needed unless
+    ``mode`` is ``lexical``. A lexical list holds only chunks that share a
+    term with the query, so ``lexical`` may answer fewer than ``k``.
+    """
+    if index.size == 0:
+        return []
+    if mode == "dense":
+        scores = dense_scores(index, query_vector)
+        return [(int(p), float(scores[p])) for p in top_k(scores, k)]
+    lexical = index.lexical().scores(query)
+    if mode == "lexical":
+        return [(int(p), float(lexical[p])) for p in top_k(lexical, k) if lexical[p] > 0]
+    depth = max(k, FUSION_DEPTH)
+    dense = dense_scores(index, query_vector)
+    fused: dict[int, float] = {}
+    lists = (top_k(dense, depth), [p for p in top_k(lexical, depth) if lexical[p] > 0])
+    for ranking in lists:
+        for r, position in enumerate(ranking, start=1):
+            fused[int(position)] = fused.get(int(position), 0.0) + 1.0 / (RRF_K + r)
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+
+# -- hits -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HitAttachment:
+    """An attachment as search exposes it: no ``header_row`` (ADR 0006 §2
+    embargoes it, so it is not carried where it could be shown)."""
+
+    block_id: str
+    kind: str
+    shape: str
+    physical_page: int | None
+    printed_page: int | None
+    quarantined: bool
+    crop_path: str | None  # relative to the warehouse (as stored), or None
+    crop_file: str | None  # the same, resolved under the warehouse
+    crop_exists: bool
+
+
+@dataclass(frozen=True)
+class Hit:
+    rank: int
+    score: float
+    doc_id: str
+    chunk_id: str
+    chunk_kind: str
+    entry_title: str
+    section_title: str
+    headings: tuple[str, ...]
+    printed_pages: tuple[int, ...]
+    physical_pages: tuple[int, ...]
+    text: str
+    has_quarantined_content: bool
+    attachments: tuple[HitAttachment, ...]
+
+    @property
+    def quarantined(self) -> bool:
+        """Either signal suffices: the flag, or any quarantined attachment."""
+        return bool(self.has_quarantined_content or any(a.quarantined for a in self.attachments))
+
+
+def _crop(warehouse: Warehouse, doc_id: str, att: dict[str, Any]) -> HitAttachment:
+    rel = att.get("source_crop") or None
+    if rel is None:
+        conventional = f"crops/{doc_id}/{att['block_id']}.png"
+        if warehouse.path(conventional).exists():
+            rel = conventional
+    resolved, exists = None, False
+    if rel:
+        target = UPath(rel) if (rel.startswith("/") or "://" in rel) else warehouse.path(rel)
+        resolved = str(target)
+        try:
+            exists = bool(target.exists())
+        except OSError:
+            exists = False
+    return HitAttachment(
+        block_id=att["block_id"],
+        kind=att.get("kind") or "table",
+        shape=att.get("shape") or "",
+        physical_page=att.get("physical_page"),
+        printed_page=att.get("printed_page"),
+        quarantined=bool(att.get("quarantined")),
+        crop_path=rel,
+        crop_file=resolved,
+        crop_exists=exists,
+    )
+
+
+def _pages(regions: Sequence[dict[str, Any]] | None, key: str) -> tuple[int, ...]:
+    return tuple(sorted({r[key] for r in regions or () if r.get(key) is not None}))
+
+
+def make_hits(warehouse: Warehouse, index: LoadedIndex, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
+    """The :class:`Hit` for each (position, score), ranks from 1."""
+    rows = index.hit_rows(p for p, _ in ranked)
+    hits = []
+    for rank_, ((_, score), row) in enumerate(zip(ranked, rows), start=1):
+        hits.append(
+            Hit(
+                rank=rank_,
+                score=float(score),
+                doc_id=row["doc_id"],
+                chunk_id=row["chunk_id"],
+                chunk_kind=row["chunk_kind"],
+                entry_title=row["entry_title"] or "",
+                section_title=row["section_title"] or "",
+                headings=tuple(row["headings"] or ()),
+                printed_pages=_pages(row["regions"], "printed_page"),
+                physical_pages=_pages(row["regions"], "page_no"),
+                text=row["text"] or "",
+                has_quarantined_content=bool(row["has_quarantined_content"]),
+                attachments=tuple(_crop(warehouse, row["doc_id"], a) for a in row["attachments"] or ()),
+            )
+        )
+    return hits

@@ -1,0 +1,195 @@
+"""The Python API: a :class:`Searcher` holds one warehouse's index warm.
+
+    from duocthu_assets.retrieval import Searcher
+    searcher = Searcher("data/warehouse")           # the embedder from DUOCTHU_EMBED_*
+    for a in searcher.answer("liều vancomycin suy thận", k=10):
+        print(a.mode, a.printed_pages, a.text)       # ADR 0006 applied
+
+The index is read once, then kept in memory; before every query the file's
+stamp (inode, size, mtime) is compared with the loaded one, and a
+re-materialized index (the warehouse replaces the file by a rename) is read
+again, under a lock, while other threads keep answering from the one they
+hold. ``duocthu search`` is one Searcher used once; ``duocthu serve`` is one
+Searcher behind HTTP; :func:`search` and :func:`answer` keep a few Searchers
+(per warehouse) so repeated calls (``duocthu eval``) stay warm too.
+
+Nothing here imports Dagster.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from ..embed.base import Embedder
+from ..storage import Warehouse
+from .answer import Answer, answer_payload, format_hits, render_answer
+from .index import INDEX_ASSET, LoadedIndex, SearchError, file_stamp, load_index
+from .query import RRF_K, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
+
+_MODE_NOTES = {
+    "hybrid": f"ranked by hybrid search: BM25 and cosine similarity fused by reciprocal rank; score = sum of 1/({RRF_K} + rank)",
+    "lexical": "ranked by BM25 alone (no embedding); score = BM25",
+    "dense": "",
+}
+
+
+class Searcher:
+    """Search one warehouse from a warm index (see the module docstring).
+
+    ``embedder``: the query embedder (default: from ``DUOCTHU_EMBED_*``,
+    made on first use); ``mode``: ``hybrid``, ``dense`` or ``lexical``
+    (default: ``$DUOCTHU_SEARCH_MODE`` or :data:`~.query.DEFAULT_MODE`).
+    Thread-safe.
+    """
+
+    def __init__(self, warehouse: Warehouse | str | os.PathLike[str], embedder: Embedder | None = None, mode: str | None = None):
+        self.warehouse = warehouse if isinstance(warehouse, Warehouse) else Warehouse(warehouse)
+        self.mode: SearchMode = resolve_mode(mode)
+        self._embedder = embedder
+        self._index: LoadedIndex | None = None
+        self._lock = threading.Lock()  # making the embedder
+        self._reload_lock = threading.Lock()
+        self.loads = 0  # how many times the index file was read
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            with self._lock:
+                if self._embedder is None:
+                    from ..embed.base import EmbedderConfig, make_embedder
+
+                    self._embedder = make_embedder(EmbedderConfig.from_env())
+        return self._embedder
+
+    def index(self) -> LoadedIndex:
+        """The loaded index, read again first if the file changed.
+
+        While one thread reads a new file, the others keep answering from the
+        index they have (a 100,000-chunk index takes seconds to read and to
+        build its lexical index); the first load is waited for."""
+        stamp = file_stamp(self.warehouse)
+        if stamp is None:
+            raise SearchError(f"no search index at {self.warehouse.asset_path(INDEX_ASSET)}: run `duocthu ingest` first")
+        current = self._index
+        if current is not None and current.stamp == stamp:
+            return current
+        if not self._reload_lock.acquire(blocking=current is None):
+            return current  # another thread is loading the new file
+        try:
+            if self._index is None or self._index.stamp != file_stamp(self.warehouse):
+                try:
+                    loaded = load_index(self.warehouse)
+                    if loaded is not None and self.mode != "dense" and loaded.size:
+                        loaded.lexical()  # built before it answers, not by the first query
+                except (OSError, ValueError) as exc:
+                    raise SearchError(f"the search index at {self.warehouse.asset_path(INDEX_ASSET)} cannot be read: {exc}") from exc
+                if loaded is None:
+                    raise SearchError(f"no search index at {self.warehouse.asset_path(INDEX_ASSET)}: run `duocthu ingest` first")
+                self._index = loaded
+                self.loads += 1
+            return self._index
+        finally:
+            self._reload_lock.release()
+
+    def warm(self) -> LoadedIndex:
+        """Load the index (and the lexical index and the embedder, if the mode
+        uses them) now rather than on the first query."""
+        index = self.index()
+        if self.mode != "lexical":
+            self.embedder.embed_query("warm up")
+        return index
+
+    def _ranked(self, query: str, k: int, mode: str | None, embedder: Embedder | None) -> tuple[LoadedIndex, list[tuple[int, float]]]:
+        query, k = validate_query(query, k)
+        chosen = resolve_mode(mode) if mode else self.mode
+        index = self.index()
+        if index.size == 0:
+            return index, []
+        normalized = normalize_query(query)
+        vector = None
+        if chosen != "lexical":
+            embedder = embedder or self.embedder
+            if index.info.model_id != embedder.model_id:
+                raise SearchError(
+                    f"the index was built with {index.info.model_id!r} but the query embedder is {embedder.model_id!r}; "
+                    "configure the same model (DUOCTHU_EMBED_*) or re-ingest"
+                )
+            import numpy as np
+
+            vector = np.asarray(embedder.embed_query(normalized), dtype=np.float32)
+            if vector.shape != (index.vectors.shape[1],):
+                raise SearchError(f"query vector has shape {vector.shape}, the index has dimension {index.vectors.shape[1]}")
+        return index, rank(index, normalized, vector, k, chosen)
+
+    def search(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list:
+        """The best ``k`` hits (:class:`~.query.Hit`), best first.
+        ValueError for a query or k that cannot be answered (saying why),
+        SearchError when the index cannot answer."""
+        index, ranked = self._ranked(query, k, mode, embedder)
+        return make_hits(self.warehouse, index, ranked)
+
+    def answer(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list[Answer]:
+        """:meth:`search` with ADR 0006's obligations applied to every hit."""
+        return [render_answer(hit) for hit in self.search(query, k, mode=mode, embedder=embedder)]
+
+    def respond(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> tuple[list[Answer], list[str]]:
+        """The answers and the notes that go with them (unsearchable
+        documents, how the hits were ranked): what the CLI prints and the
+        server returns."""
+        index, ranked = self._ranked(query, k, mode, embedder)
+        answers = [render_answer(hit) for hit in make_hits(self.warehouse, index, ranked)]
+        return answers, notes_for(index, resolve_mode(mode) if mode else self.mode)
+
+    def payload(self, query: str, k: int = 5, *, mode: str | None = None) -> dict[str, Any]:
+        """The JSON object of ``duocthu search --json`` (schema duocthu.search/1)."""
+        answers, notes = self.respond(query, k, mode=mode)
+        return answer_payload(answers, query=query, notes=notes)
+
+    def format(self, query: str, k: int = 5, *, as_json: bool = False, mode: str | None = None) -> str:
+        answers, notes = self.respond(query, k, mode=mode)
+        return format_hits(answers, as_json, query=query, notes=notes)
+
+
+def notes_for(index: LoadedIndex, mode: SearchMode) -> list[str]:
+    notes = []
+    if index.info.excluded:
+        listed = "; ".join(f"{doc}: {why}" for doc, why in sorted(index.info.excluded.items()))
+        notes.append(f"{len(index.info.excluded)} document(s) are not searchable: {listed}")
+    if _MODE_NOTES[mode] and index.size:
+        notes.append(_MODE_NOTES[mode])
+    return notes
+
+
+# -- the module-level functions (kept from duocthu_assets.search) ----------------------
+
+_CACHE_SIZE = 4
+_searchers: "OrderedDict[str, Searcher]" = OrderedDict()
+_searchers_lock = threading.Lock()
+
+
+def searcher_for(warehouse: Warehouse) -> Searcher:
+    """A cached :class:`Searcher` for ``warehouse`` (the last few are kept)."""
+    key = str(warehouse.root)
+    with _searchers_lock:
+        found = _searchers.get(key)
+        if found is None or found.mode != resolve_mode():
+            found = _searchers[key] = Searcher(warehouse)
+        _searchers.move_to_end(key)
+        while len(_searchers) > _CACHE_SIZE:
+            _searchers.popitem(last=False)
+        return found
+
+
+def search(warehouse: Warehouse, query: str, k: int = 5, embedder: Embedder | None = None, *, mode: str | None = None) -> list:
+    """The ``k`` best hits of ``warehouse``'s index for ``query``, best first
+    (mode: see :class:`Searcher`); ties broken by (doc_id, chunk_index)."""
+    validate_query(query, k)
+    return searcher_for(warehouse).search(query, k, mode=mode, embedder=embedder)
+
+
+def answer(warehouse: Warehouse, query: str, k: int = 5, embedder: Embedder | None = None, *, mode: str | None = None) -> list[Answer]:
+    """:func:`search` then :func:`~.answer.render_answer` for every hit."""
+    return [render_answer(hit) for hit in search(warehouse, query, k, embedder, mode=mode)]
