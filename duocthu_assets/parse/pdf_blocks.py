@@ -38,7 +38,8 @@ from .pdf_formulas import bar_fragments, find_fractions
 from .pdf_geometry import center, contains_point, union
 from .pdf_grids import Grid, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
 from .pdf_page import Fragment, Rule
-from .pdf_rule_tables import find_rule_bounded_tables
+from .pdf_extent import grow_down
+from .pdf_rule_tables import find_continued_parts, find_rule_bounded_tables
 from .pdf_settings import PdfSettings
 from .pdf_table_scoring import Evidence, column_separators, fragments_in, is_prose_row, row_box, tabular_evidence, text_rows
 
@@ -64,18 +65,34 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     horizontal, vertical = merge_rules(rules, tol)
     grids, loose = rules_to_grids(horizontal, vertical, tol)
     blocks = find_grid_tables(grids, fragments, settings, body_size, graphics)
+    blocks = [_grown(b, fragments, blocks) for b in blocks]
     remaining = _outside(fragments, blocks)
     loose = [r for r in loose if not any(inside_box(r.bbox, b.bbox) for b in blocks)]
     stacks = rule_stacks(loose, 2 * tol + 2)
     in_stacks = {id(r) for s in stacks for r in s}
     partial = [r for r in loose if id(r) not in in_stacks]
     ruled = find_rule_bounded_tables(stacks, partial, remaining, settings, body_size, graphics)
+    lone = [r for r in partial if not any(inside_box(r.bbox, b.bbox) for b in ruled)]
+    ruled = ruled + find_continued_parts(lone, _outside(remaining, ruled), settings, body_size, graphics)
     blocks = blocks + ruled
     remaining = _outside(remaining, ruled)
     used = [r for r in loose if any(inside_box(r.bbox, b.bbox) for b in ruled)]
     bars = [r for r in loose if r not in used and (r.x1 - r.x0) < 0.95 * _max_width(fragments)]
     blocks = blocks + find_fractions(bars, remaining, settings)
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
+
+
+def _grown(block: BlockCandidate, fragments: list[Fragment], blocks: list[BlockCandidate]) -> BlockCandidate:
+    """A ruled grid with the rows under its last rule that keep its columns."""
+    others = [b.bbox for b in blocks if b is not block]
+    bbox = grow_down(block.bbox, fragments, others)
+    if bbox == block.bbox or any(inside_box(o, bbox) or _overlaps(o, bbox) for o in others):
+        return block
+    return BlockCandidate(block.kind, block.shape, bbox, block.finder)
+
+
+def _overlaps(a, b) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
 
 
 def _max_width(fragments: list[Fragment]) -> float:

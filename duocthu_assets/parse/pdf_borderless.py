@@ -10,7 +10,7 @@ import statistics
 from ..model import BlockKind, BlockShape
 from .pdf_candidates import BlockCandidate, Drawings
 from .pdf_figures import is_figure
-from .pdf_geometry import BBox, center, union
+from .pdf_geometry import BBox, center, free_intervals, union
 from .pdf_page import Fragment, make_fragment
 from .pdf_settings import PdfSettings
 from .pdf_table_scoring import column_separators, header_crosses, is_prose_row, row_box, tabular_evidence, text_rows
@@ -84,6 +84,13 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
         candidate = _whitespace_candidate(rows, start, end, settings, body_size, drawings.horizontal)
         if candidate is not None and is_figure(candidate.bbox, drawings.graphics, settings):
             candidate = None
+        side = table_side(candidate, fragments, settings) if candidate is not None else None
+        if side is not None:
+            # the run reached across a gutter into a column of prose: look for
+            # the table in its own column only
+            out += [c for c in _confined(side, fragments, settings, body_size, drawings) if c.bbox[1] < candidate.bbox[3] and c.bbox[3] > candidate.bbox[1]]
+            k = end + 1
+            continue
         if candidate is not None:
             out.append(candidate)
             k = end + 1
@@ -149,3 +156,44 @@ def _partial_header_rule(bbox: BBox, horizontal) -> bool:
         for r in horizontal
     )
 
+
+
+# --- column-gutter confinement ------------------------------------------------------
+
+PROSE_SIDE_WORDS = 6  # a line of a prose column holds at least this many words
+PROSE_SIDE_FRAC = 0.6  # of the lines beside the table
+
+
+def _words(f: Fragment) -> int:
+    return sum(1 for w in f.words if sum(c.isalpha() for c in w.text) >= 2)
+
+
+def is_prose_side(frags: list[Fragment]) -> bool:
+    """Lines of running text: three or more, most of them long runs of words."""
+    return len(frags) >= 3 and sum(1 for f in frags if _words(f) >= PROSE_SIDE_WORDS) >= PROSE_SIDE_FRAC * len(frags)
+
+
+def table_side(candidate: BlockCandidate, fragments: list[Fragment], settings: PdfSettings) -> tuple[float, float] | None:
+    """When a gutter (a vertical stripe no text crosses) splits the
+    candidate and one side is a column of prose, the x-range of the other
+    side, where the table is; otherwise None."""
+    x0, y0, x1, y1 = candidate.bbox
+    inside = [f for f in fragments if y0 - 1 <= center(f.bbox)[1] <= y1 + 1 and x0 - 1 <= center(f.bbox)[0] <= x1 + 1]
+    if len(inside) < 4:
+        return None
+    for a, b in free_intervals(((f.bbox[0], f.bbox[2]) for f in inside), x0, x1, settings.min_gutter):
+        left = [f for f in inside if f.bbox[2] <= a + 0.5]
+        right = [f for f in inside if f.bbox[0] >= b - 0.5]
+        if is_prose_side(right) and not is_prose_side(left):
+            return (x0, a)
+        if is_prose_side(left) and not is_prose_side(right):
+            return (b, x1)
+    return None
+
+
+def _confined(side: tuple[float, float], fragments: list[Fragment], settings: PdfSettings, body_size: float, drawings: Drawings) -> list[BlockCandidate]:
+    lo, hi = side
+    own = [f for f in fragments if f.bbox[0] >= lo - 0.5 and f.bbox[2] <= hi + 0.5]
+    if len(own) >= len(fragments):
+        return []
+    return find_whitespace_tables(own, settings, body_size, drawings)

@@ -165,10 +165,22 @@ def leaked_rows(page_no: int, fragments: list[Fragment], blocks: list[BBox], oth
     return leaks
 
 
+def _long(f: Fragment) -> bool:
+    """One run of many words (dot leaders and numbers are not words)."""
+    return sum(1 for w in f.words if sum(c.isalpha() for c in w.text) >= 2) >= PROSE_MIN_WORDS
+
+
 def prose_lines_in(block: BBox, fragments: list[Fragment]) -> list[Fragment]:
-    """Fragments inside ``block`` that are lines of running text: one run of
-    many words (a table cell holds a few)."""
-    return [f for f in fragments if contains_point(block, *center(f.bbox), pad=1.0) and len(f.words) >= PROSE_MIN_WORDS]
+    """Fragments inside ``block`` that are lines of running text: a long run
+    of words alone on its row (a table's long cell has short cells beside
+    it), or beside another long run (two columns of prose side by side)."""
+    inside = [f for f in fragments if contains_point(block, *center(f.bbox), pad=1.0)]
+    out: list[Fragment] = []
+    for row in _rows(inside):
+        long = [f for f in row if _long(f)]
+        if long and (len(row) == 1 or len(long) >= 2):
+            out += long
+    return out
 
 
 @dataclass(frozen=True)
