@@ -35,6 +35,10 @@ _FIELD_ASSETS = {
 def load_document_rows(warehouse: Warehouse, doc_id: str, needs: Iterable[str]) -> DocumentRows:
     values: dict = {"doc_id": doc_id}
     for field in set(needs):
+        if field == "source":
+            raw = first_row(warehouse.read_table("raw_documents", doc_id)) or {}
+            values["source"] = warehouse.read_source(raw["sha256"]) if raw.get("sha256") else None
+            continue
         table = warehouse.read_table(_FIELD_ASSETS[field], doc_id)
         if field in ("raw", "parsed"):
             values[field] = first_row(table)

@@ -28,6 +28,7 @@ class DocumentRows:
     crops: Sequence[Row] = ()
     chunks: Sequence[Row] = ()
     embeddings: Sequence[Row] = ()
+    source: bytes | None = None  # the document's own bytes (kept by raw_documents), for rules that re-read its geometry
 
 
 @dataclass(frozen=True)

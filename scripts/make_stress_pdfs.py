@@ -254,11 +254,45 @@ def formulas() -> tuple[bytes, Expect]:
     return w.bytes(), Expect(formulas=["140", "∑", "a₁₁"], prose=["Chỉ định: nhiễm khuẩn"])
 
 
+def ruled_last_rows() -> tuple[bytes, Expect]:
+    """A fully ruled grid whose last two rows were set under its last rule
+    (the grid drawn for fewer rows than the table has)."""
+    w = Writer()
+    w.new_page()
+    y = w.paragraph(LEFT, 70, RIGHT - LEFT, PROSE) + 12
+    widths = _widths(RIGHT - LEFT)
+    xs = [LEFT, LEFT + widths[0], LEFT + widths[0] + widths[1], RIGHT]
+    top = y
+    bottom = w.table_rows(LEFT, y, widths, [HEADER], "b")
+    bottom = w.table_rows(LEFT, bottom, widths, ROWS[:2])
+    for yy in (top, top + ROW, top + 2 * ROW, bottom):
+        w.rule(LEFT, yy, RIGHT)
+    for x in xs:
+        w.page.draw_line((x, top), (x, bottom), color=(0, 0, 0), width=0.6)
+    y = w.table_rows(LEFT, bottom, widths, ROWS[2:])
+    w.paragraph(LEFT, y + 20, RIGHT - LEFT, PROSE)
+    return w.bytes(), Expect(tables=[[c for r in ROWS for c in r]], prose=["Thuốc được thải trừ"])
+
+
+def flattened_sum() -> tuple[bytes, Expect]:
+    """Prose holding a sum with limits already flattened into a line of
+    text (as a PDF without the formula's layout would give it): what the
+    leak detector must catch in a chunk."""
+    w = Writer()
+    w.new_page()
+    y = w.paragraph(LEFT, 70, RIGHT - LEFT, PROSE) + 12
+    y = w.paragraph(LEFT, y, RIGHT - LEFT, "Tổng bình phương ∑ n+1 i=1 x 2 i = 1 , với ∏ k j=1 y j ≤ 1 và x i ≥ 0 cho mọi i.") + 12
+    w.paragraph(LEFT, y, RIGHT - LEFT, PROSE)
+    return w.bytes(), Expect(prose=["Tổng bình phương"])
+
+
 CASES = {
     "booktabs_continued": booktabs_continued,
     "two_column_continued": two_column_continued,
     "column_bottom": column_bottom,
     "formulas": formulas,
+    "ruled_last_rows": ruled_last_rows,
+    "flattened_sum": flattened_sum,
 }
 
 

@@ -248,27 +248,40 @@ def _math_char(ch: str) -> bool:
     )
 
 
+def _latin_or_greek(ch: str) -> bool:
+    o = ord(ch)
+    return ch.isalpha() and (o < 0x250 or 0x370 <= o <= 0x3FF or 0x1E00 <= o <= 0x1FFF)
+
+
 def _fragment_token(token: str) -> bool:
-    """A piece of a flattened formula: one character (not a word of one
-    letter between words: those are counted too, the window decides), a
-    symbol run, or anything holding a bad glyph or a math operator."""
+    """A piece of a flattened formula: a lone Latin or Greek letter (a
+    variable), a run of symbols, a bad glyph or a math operator, a short
+    index (``i=1``, ``n+1``) or a letter fused with a digit (``x2``). Numbers
+    are not: dosing prose is full of them; nor are lone letters of other
+    scripts (Arabic ``ج``, Hangul syllables)."""
     if any(_bad_glyph(c) or _math_char(c) for c in token):
         return True
-    if len(token) == 1:
+    if not any(c.isalnum() for c in token):
         return True
-    return not any(c.isalnum() for c in token)
+    if len(token) == 1:
+        return _latin_or_greek(token)
+    if len(token) <= 4 and any(c in "=+−^_" for c in token[1:]):
+        return True  # i=1, n+1, x^2
+    return len(token) <= 3 and any(_latin_or_greek(c) for c in token) and any(c.isdigit() for c in token)  # x2, a1
 
 
 def flattened_math(text: str) -> str | None:
     """Why ``text`` (a prose chunk) looks like flattened 2D math, or None:
-    more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD, private use),
+    more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD; private-use
+    glyphs, often a symbol font's checkbox, count only inside a run),
     or a run of :data:`MATH_WINDOW` tokens of which :data:`MATH_WINDOW_MIN`
     are lone characters, symbol runs or math operators
     (``� n+1 � i=1 x2 i = 1 �``)."""
-    bad = sum(1 for c in text if _bad_glyph(c))
+    bad = text.count("\ufffd")
     if bad > MAX_BAD_GLYPHS:
-        return f"{bad} unmapped glyphs (U+FFFD or private use)"
-    tokens = text.split()
+        return f"{bad} unmapped glyphs (U+FFFD)"
+    # dot leaders and ellipses (". . . .") are neutral: tables of contents
+    tokens = [t for t in text.split() if t.strip(".…·,")]
     flags = [_fragment_token(t) for t in tokens]
     run = sum(flags[:MATH_WINDOW])
     for k in range(len(tokens) - MATH_WINDOW + 1):
