@@ -79,7 +79,19 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     used = [r for r in loose if any(inside_box(r.bbox, b.bbox) for b in ruled)]
     bars = [r for r in loose if r not in used and (r.x1 - r.x0) < 0.95 * _max_width(fragments)]
     blocks = blocks + find_fractions(bars, remaining, settings)
+    blocks = [cover_fragments(b, fragments) for b in blocks]
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
+
+
+def cover_fragments(block: BlockCandidate, fragments: list[Fragment]) -> BlockCandidate:
+    """The block's box grown to hold the whole of every fragment it lifts
+    (those whose centre it holds): a cell or a matrix row sticking out of
+    the rules is in the box, and so in the crop."""
+    inside = fragments_in(block.bbox, fragments)
+    if not inside:
+        return block
+    bbox = union([block.bbox, *(f.bbox for f in inside)])
+    return block if bbox == block.bbox else BlockCandidate(block.kind, block.shape, bbox, block.finder)
 
 
 def _grown(block: BlockCandidate, fragments: list[Fragment], blocks: list[BlockCandidate]) -> BlockCandidate:
