@@ -64,3 +64,15 @@ def test_continued_part_at_the_top_of_a_column_stays_in_its_column():
     part = [b for b in parsed.blocks if b.page_no == 2][0]
     right_column = [s for s in parsed.segments if s.page_no == 2 and s.bbox[0] > 300]
     assert right_column and all(part.bbox[2] < s.bbox[0] for s in right_column)
+
+
+def test_fraction_sum_with_limits_and_matrix_are_formula_blocks():
+    _, expect, parsed = _parse("formulas")
+    formulas = [b for b in parsed.blocks if b.kind is BlockKind.FORMULA]
+    assert len(formulas) == len(expect.formulas)
+    for block, needle in zip(sorted(formulas, key=lambda b: (b.bbox[0] > 300, b.bbox[1])), expect.formulas):
+        assert needle in block.text and block.shape.value == "formula_2d"
+    sum_block = next(b for b in formulas if "∑" in b.text)
+    assert "i=1" in sum_block.text and "n" in sum_block.text.split()  # the limits are in the block, not in prose
+    prose = " ".join(s.text for s in parsed.segments)
+    assert "i=1" not in prose and "a₂₁" not in prose

@@ -38,6 +38,7 @@ from .pdf_formulas import bar_fragments, find_fractions
 from .pdf_geometry import center, contains_point, union
 from .pdf_grids import Grid, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
 from .pdf_page import Fragment, Rule
+from .pdf_display_math import find_display_math, may_hold_math
 from .pdf_extent import grow_down
 from .pdf_rule_tables import find_continued_parts, find_rule_bounded_tables
 from .pdf_settings import PdfSettings
@@ -60,7 +61,8 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     if not rules:
         # fractions typed with a bar of ─── or ___ need no drawing
         typed = find_fractions([], fragments, settings) if bar_fragments(fragments) else []
-        return RuleBlocks((), (), (), (), tuple(typed))
+        shown = find_display_math(_outside(fragments, typed)) if may_hold_math(fragments) else []
+        return RuleBlocks((), (), (), (), tuple(sorted(typed + shown, key=lambda b: (b.bbox[1], b.bbox[0]))))
     tol = settings.snap_tolerance
     horizontal, vertical = merge_rules(rules, tol)
     grids, loose = rules_to_grids(horizontal, vertical, tol)
@@ -78,7 +80,10 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     remaining = _outside(remaining, ruled)
     used = [r for r in loose if any(inside_box(r.bbox, b.bbox) for b in ruled)]
     bars = [r for r in loose if r not in used and (r.x1 - r.x0) < 0.95 * _max_width(fragments)]
-    blocks = blocks + find_fractions(bars, remaining, settings)
+    fractions = find_fractions(bars, remaining, settings)
+    blocks = blocks + fractions
+    if may_hold_math(fragments):
+        blocks = blocks + find_display_math(_outside(remaining, fractions))
     blocks = [cover_fragments(b, fragments) for b in blocks]
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
 
@@ -143,6 +148,7 @@ def join_stacked(blocks: list[BlockCandidate], fragments: list[Fragment], body_s
 
 
 __all__ = [
+    "may_hold_math",
     "BlockCandidate", "Drawings", "Evidence", "Grid", "RuleBlocks", "bar_fragments", "column_separators",
     "drop_nested", "find_fractions", "find_grid_tables", "find_rule_blocks", "find_rule_bounded_tables",
     "find_whitespace_tables", "fragments_in", "grid_merged_header", "is_figure", "is_prose_row", "join_stacked",
