@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from ..model import BlockKind, BlockShape
 from .pdf_borderless import find_whitespace_tables, split_numeric_cells
-from .pdf_candidates import BlockCandidate, Drawings, drop_nested, inside_box
+from .pdf_candidates import BlockCandidate, Drawings, cover_fragments, drop_nested, inside_box
 from .pdf_figures import is_figure
 from .pdf_formulas import bar_fragments, find_fractions
 from .pdf_geometry import center, contains_point, union
@@ -62,7 +62,8 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
         # fractions typed with a bar of ─── or ___ need no drawing
         typed = find_fractions([], fragments, settings) if bar_fragments(fragments) else []
         shown = find_display_math(_outside(fragments, typed)) if may_hold_math(fragments) else []
-        return RuleBlocks((), (), (), (), tuple(sorted(typed + shown, key=lambda b: (b.bbox[1], b.bbox[0]))))
+        found = [cover_fragments(b, fragments) for b in typed + shown]
+        return RuleBlocks((), (), (), (), tuple(sorted(found, key=lambda b: (b.bbox[1], b.bbox[0]))))
     tol = settings.snap_tolerance
     horizontal, vertical = merge_rules(rules, tol)
     grids, loose = rules_to_grids(horizontal, vertical, tol)
@@ -86,17 +87,6 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
         blocks = blocks + find_display_math(_outside(remaining, fractions))
     blocks = [cover_fragments(b, fragments) for b in blocks]
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
-
-
-def cover_fragments(block: BlockCandidate, fragments: list[Fragment]) -> BlockCandidate:
-    """The block's box grown to hold the whole of every fragment it lifts
-    (those whose centre it holds): a cell or a matrix row sticking out of
-    the rules is in the box, and so in the crop."""
-    inside = fragments_in(block.bbox, fragments)
-    if not inside:
-        return block
-    bbox = union([block.bbox, *(f.bbox for f in inside)])
-    return block if bbox == block.bbox else BlockCandidate(block.kind, block.shape, bbox, block.finder)
 
 
 def _grown(block: BlockCandidate, fragments: list[Fragment], blocks: list[BlockCandidate]) -> BlockCandidate:

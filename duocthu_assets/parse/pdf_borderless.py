@@ -8,7 +8,7 @@ import re
 import statistics
 
 from ..model import BlockKind, BlockShape
-from .pdf_candidates import BlockCandidate, Drawings
+from .pdf_candidates import BlockCandidate, Drawings, cover_fragments
 from .pdf_figures import is_figure
 from .pdf_geometry import BBox, center, free_intervals, union
 from .pdf_page import Fragment, make_fragment
@@ -92,7 +92,7 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
             k = end + 1
             continue
         if candidate is not None:
-            out.append(candidate)
+            out.append(cover_fragments(candidate, fragments))
             k = end + 1
         else:
             k = start + 1

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import BlockKind, BlockShape
-from .pdf_geometry import BBox
-from .pdf_page import Rule
+from .pdf_geometry import BBox, union
+from .pdf_page import Fragment, Rule
+from .pdf_table_scoring import fragments_in
 
 
 @dataclass(frozen=True)
@@ -44,3 +45,16 @@ def drop_nested(cands: list[BlockCandidate]) -> list[BlockCandidate]:
 def inside_box(a: BBox, b: BBox, pad: float = 2.0) -> bool:
     return a[0] >= b[0] - pad and a[1] >= b[1] - pad and a[2] <= b[2] + pad and a[3] <= b[3] + pad
 
+
+def cover_fragments(block: BlockCandidate, fragments: list[Fragment]) -> BlockCandidate:
+    """The block's box grown to hold the whole of every fragment it lifts
+    (those whose centre it holds): a cell or a matrix row sticking out of
+    the rules is in the box, and so in the crop."""
+    bbox = block.bbox
+    for _ in range(20):  # growing may bring another fragment's centre inside: to a fixed point
+        inside = fragments_in(bbox, fragments)
+        grown = union([bbox, *(f.bbox for f in inside)]) if inside else bbox
+        if grown == bbox:
+            break
+        bbox = grown
+    return block if bbox == block.bbox else BlockCandidate(block.kind, block.shape, bbox, block.finder)
