@@ -63,7 +63,17 @@ def _variable(token: str) -> bool:
     return bool(t) and t[0].isalpha() and len(t) <= 4 and _fragment_token(t)
 
 
+def _cells(row: list[Fragment]) -> bool:
+    """Two or more wide gaps along the row: cells of a table (whose cells
+    may hold formulas), not one formula."""
+    frags = sorted((f for f in row if not EQUATION_NUMBER.match(f.text.strip())), key=lambda f: f.bbox[0])
+    wide = sum(1 for a, b in zip(frags, frags[1:]) if b.bbox[0] - a.bbox[2] >= 2 * max(a.size, b.size, 1.0))
+    return wide >= 2
+
+
 def is_math_row(row: list[Fragment]) -> bool:
+    if _cells(row):
+        return False
     text = " ".join(f.text for f in row if not EQUATION_NUMBER.match(f.text.strip()))
     tokens = text.split()
     if tokens and len(tokens[0]) == 1 and _bad_glyph(tokens[0]):
@@ -76,6 +86,23 @@ def is_math_row(row: list[Fragment]) -> bool:
     if not any(_variable(t) for t in tokens) and "=" not in text:
         return False  # a row of numbers and dashes is a table's
     return sum(_fragment_token(t) for t in tokens) >= MIN_MATH_FRAC * len(tokens) and len(tokens) >= 2
+
+
+GUTTER = 6.0  # points between a display formula and the other column's text (fragments are already split at wide gaps)
+
+
+def _own_column(row: list[Fragment]) -> list[Fragment]:
+    """The row without the lines of running text of another column: a
+    display formula in one column shares its text row with the prose of
+    the other. A line of running text that the rest of the row touches is
+    kept (inline math stays inline)."""
+    prose = [f for f in row if _words(f.text) > MAX_WORDS]
+    rest = [f for f in row if _words(f.text) <= MAX_WORDS]
+    if not prose or not rest:
+        return row
+    if all(max(p.bbox[0] - f.bbox[2], f.bbox[0] - p.bbox[2]) >= GUTTER for f in rest for p in prose):
+        return rest
+    return row
 
 
 def is_satellite_row(row: list[Fragment]) -> bool:
@@ -126,7 +153,7 @@ def find_display_math(fragments: list[Fragment]) -> list[BlockCandidate]:
     heights = sorted(f.height for f in fragments)
     typical = heights[len(heights) // 2]
     # a tall fragment (a rotated margin stamp, set sideways) would join every row it spans
-    rows = text_rows([f for f in fragments if f.height <= 3 * typical])
+    rows = [_own_column(r) for r in text_rows([f for f in fragments if f.height <= 3 * typical])]
     math = [is_math_row(r) for r in rows]
     flags = [m or is_satellite_row(r) for m, r in zip(math, rows)]
     real = {id(r) for r, m in zip(rows, math) if m}
