@@ -151,12 +151,9 @@ def booktabs_continued() -> tuple[bytes, Expect]:
     y = w.table_rows(LEFT, y + 3, widths, ROWS[:2])
     # no closing rule: the table goes on on page 2
     w.new_page()
-    y = 70.0
-    top = y
-    y = w.table_rows(LEFT, y, widths, ROWS[2:])
+    y = w.table_rows(LEFT, 70.0, widths, ROWS[2:])
     w.rule(LEFT, y + 2, RIGHT, 1.0)
-    y = w.paragraph(LEFT, y + 16, RIGHT - LEFT, "Thẩm phân máu: dùng liều bổ sung sau mỗi lần lọc máu, theo dõi nồng độ thuốc.")
-    del top
+    w.paragraph(LEFT, y + 16, RIGHT - LEFT, "Thẩm phân máu: dùng liều bổ sung sau mỗi lần lọc máu, theo dõi nồng độ thuốc.")
     return w.bytes(), Expect(tables=[ROWS[0] + ROWS[1], ROWS[2] + ROWS[3]], prose=["Thẩm phân máu"], linked=True)
 
 
@@ -234,7 +231,6 @@ def formulas() -> tuple[bytes, Expect]:
     w.text(sx + 18, axis + 3, "x")
     w.text(sx + 24, axis + 6, "i", 7)
     w.text(sx + 24, axis - 1, "2", 7)
-    y = axis + 28
     rx = LEFT + COL_W + GUTTER
     y2 = w.paragraph(rx, top, COL_W, NEXT_SECTION) + 14
     # a 2x2 matrix in brackets: A = [a b; c d]
@@ -250,7 +246,6 @@ def formulas() -> tuple[bytes, Expect]:
     w.text(mx + 8, axis + 10, "a₂₁")
     w.text(mx + 30, axis + 10, "a₂₂")
     w.paragraph(rx, axis + 24, COL_W, NEXT_SECTION)
-    del y
     return w.bytes(), Expect(formulas=["140", "∑", "a₁₁"], prose=["Chỉ định: nhiễm khuẩn"])
 
 
