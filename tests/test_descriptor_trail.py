@@ -43,5 +43,6 @@ def test_generic_pdf_descriptors_name_the_chapter_and_pass_invariant_8():
     )
     assert descriptor_with_unverified_columns(rows).passed
     # a descriptor that names a cell is still refused
-    rows.chunks[[c["chunk_kind"] for c in rows.chunks].index("block_descriptor")]["text"] = descs[0].text.replace(" — table", " — QSYS_ROW_ACCESS — table")
+    target = next(c for c in rows.chunks if c["chunk_kind"] == "block_descriptor" and " — table, " in c["text"])
+    target["text"] = target["text"].replace(" — table, ", " — QSYS_ROW_ACCESS — table, ")
     assert not descriptor_with_unverified_columns(rows).passed
