@@ -296,6 +296,7 @@ def descriptor_with_unverified_columns(rows: DocumentRows) -> RuleResult:
             block["kind"],
             block.get("printed_page"),
             block["page_no"],
+            tuple(block.get("headings") or ()),
         )
         if chunk["text"] not in allowed:
             bad.append(chunk)

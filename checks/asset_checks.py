@@ -46,6 +46,10 @@ def load_document_rows(warehouse: Warehouse, doc_id: str, needs: Iterable[str]) 
         if field == "failures":
             values[field] = read_failures(warehouse, doc_id)
             continue
+        if field == "source":
+            raw = first_row(warehouse.read_table("raw_documents", doc_id)) or {}
+            values["source"] = warehouse.read_source(raw["sha256"]) if raw.get("sha256") else None
+            continue
         table = warehouse.read_table(_FIELD_ASSETS[field], doc_id)
         if field in ("raw", "parsed"):
             values[field] = first_row(table)

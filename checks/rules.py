@@ -29,6 +29,7 @@ class DocumentRows:
     chunks: Sequence[Row] = ()
     embeddings: Sequence[Row] = ()
     failures: Mapping[str, str] = field(default_factory=dict)  # step -> why its work on this document raised
+    source: bytes | None = None  # the document's own bytes (kept by raw_documents), for rules that re-read its geometry
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,13 @@
 ``AMPICILIN VÀ SULBACTAM — Liều lượng và cách dùng — bảng, trang in 204.``
 
 Four facts and nothing else: the entry title, the section's display title,
-the block kind as a word, and the page. The page is the *printed* page when
+the block kind as a word, and the page. In a generic document whose headings
+nest deeper than two levels, the headings between the entry and the section
+come too, outermost first (``Annual report — Chapter 4 — Table A4-12 —
+table, printed page 42.``): the heading trail the block sits under, so a
+table is findable by what it is about. Headings are verified metadata (the
+parser's own headings); a heading holding an unmapped glyph (U+FFFD) is
+left out, it says nothing. The page is the *printed* page when
 the page prints one; otherwise the physical page of the file, said as such
 (``trang 17 của tệp`` / ``page 17 of the file``), never an invented printed
 page. No cell value, header or block text can reach this text, because none is
@@ -45,8 +51,10 @@ def describe_block(
     printed_page: int | None,
     physical_page: int,
     language: str,
+    headings: tuple[str, ...] | list[str] = (),
 ) -> str:
-    """The descriptor text for a block with this metadata."""
+    """The descriptor text for a block with this metadata; ``headings`` is
+    the trail of headings the block sits under, outermost first."""
     lang = descriptor_language(language)
     word = KIND_WORDS[lang].get(str(kind))
     if word is None:
@@ -56,8 +64,8 @@ def describe_block(
     else:
         page = FILE_PAGE[lang].format(n=physical_page)
     titles: list[str] = []
-    for title in (entry_title.strip(), section_title.strip()):
-        if title and title not in titles:
+    for title in heading_trail(entry_title, section_title, headings):
+        if title not in titles:
             titles.append(title)
     tail = f"{word}, {page}."
     if not titles:
@@ -65,12 +73,32 @@ def describe_block(
     return PART_JOIN.join([*titles, tail])
 
 
+def heading_trail(entry_title: str, section_title: str, headings: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """The titles a descriptor names: the entry, the headings between it and
+    the section (from the trail), the section; blank and glyph-less ones
+    dropped."""
+    trail = [h.strip() for h in headings or ()]
+    entry, section = entry_title.strip(), section_title.strip()
+    middle = trail
+    if entry in trail:
+        middle = trail[trail.index(entry) + 1 :]
+    if section in middle:
+        middle = middle[: middle.index(section)]
+    return [t for t in (entry, *middle, section) if t and "\ufffd" not in t]
+
+
 def allowed_descriptor_texts(
-    entry_title: str, section_title: str, kind: str, printed_page: int | None, physical_page: int
+    entry_title: str,
+    section_title: str,
+    kind: str,
+    printed_page: int | None,
+    physical_page: int,
+    headings: tuple[str, ...] | list[str] = (),
 ) -> set[str]:
     """Every text :func:`describe_block` can produce for this metadata."""
     return {
-        describe_block(entry_title, section_title, kind, printed_page, physical_page, lang) for lang in KIND_WORDS
+        describe_block(entry_title, section_title, kind, printed_page, physical_page, lang, headings)
+        for lang in KIND_WORDS
     }
 
 

@@ -29,10 +29,7 @@ def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt
         if not 1 <= page_no <= doc.page_count:
             raise ParseFailed(f"page {page_no} is not in this PDF ({doc.page_count} pages)")
         page = doc[page_no - 1]
-        x0, y0, x1, y1 = (float(v) for v in bbox)
-        if not (x1 > x0 and y1 > y0):
-            raise ValueError(f"empty bbox {tuple(bbox)}")
-        wanted = pymupdf.Rect(x0 - margin_pt, y0 - margin_pt, x1 + margin_pt, y1 + margin_pt)
+        wanted = pymupdf.Rect(crop_box(bbox, margin_pt))
         width, height = unrotated_size(page)
         turn = reading_matrix(page.get_textpage(flags=TEXT_FLAGS).extractDICT(), width, height)
         # reading orientation → unrotated page → page as displayed (get_pixmap clips there)
@@ -47,6 +44,18 @@ def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt
         return pix.tobytes("png"), pix.width, pix.height
     finally:
         doc.close()
+
+
+def crop_box(bbox: BBox, margin_pt: float) -> BBox:
+    """The region a crop shows, before clipping to the page (reading
+    orientation, PDF points): the block's box (which holds every character
+    and rule of the block, see :func:`pdf_blocks.cover_fragments`) grown by
+    ``margin_pt`` on every side, so titles, brackets and the rules above and
+    below are inside."""
+    x0, y0, x1, y1 = (float(v) for v in bbox)
+    if not (x1 > x0 and y1 > y0):
+        raise ValueError(f"empty bbox {tuple(bbox)}")
+    return (x0 - margin_pt, y0 - margin_pt, x1 + margin_pt, y1 + margin_pt)
 
 
 def _degrees(turn) -> int:

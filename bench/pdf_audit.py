@@ -1,0 +1,143 @@
+"""Per-file audit of lifted tables and formulas on the corpus PDFs (issue 15).
+
+    .venv/bin/python bench/pdf_audit.py [names...] [--json bench/out/pdf_audit.json]
+
+For every corpus PDF that opens and has text: tables and formulas found,
+table rows left under a table in prose (lines that line up with two or more
+of its columns, :mod:`duocthu_assets.parse.pdf_leaks`), running-text lines
+inside a table (prose swallowed), prose segments holding flattened math,
+and whether every character of each block lies inside its crop rectangle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from duocthu_assets.model import BlockKind, Format, SegmentKind  # noqa: E402
+from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
+from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables  # noqa: E402
+from duocthu_assets.parse.pdf_crops import crop_box  # noqa: E402
+from duocthu_assets.parse.pdf_engine import open_pdf, pymupdf  # noqa: E402
+from duocthu_assets.parse.pdf_geometry import center, contains_point  # noqa: E402
+from duocthu_assets.parse.pdf_page import read_page  # noqa: E402
+from duocthu_assets.parse.pdf_settings import resolve_pdf_settings  # noqa: E402
+from duocthu_assets.settings import Settings  # noqa: E402
+import xml.etree.ElementTree as ET  # noqa: E402
+
+CORPUS = Path(os.environ.get("DUOCTHU_CORPUS", REPO.parent / "shared" / "corpus"))
+
+
+def crops_complete(data: bytes, blocks, margin: float) -> tuple[int, int]:
+    """(blocks whose every lifted word lies inside the crop, blocks checked);
+    pages turned by /Rotate are skipped (their crop is turned too)."""
+    ok = total = 0
+    doc = open_pdf(data)
+    ps = resolve_pdf_settings(None)
+    pages = {}
+    try:
+        for b in blocks:
+            page = doc[b.page_no - 1]
+            if page.rotation:
+                continue
+            content = pages.setdefault(b.page_no, read_page(page, ps))
+            if abs(content.width - page.rect.width) > 1:
+                continue  # text set sideways: the crop is turned to read (tests/test_pdf_crops.py covers it)
+            shown = pymupdf.Rect(crop_box(b.bbox, margin)) & page.rect
+            words = [w for f in content.fragments if contains_point(b.bbox, *center(f.bbox), pad=1.0) for w in f.words]
+            total += 1
+            ok += all(shown.x0 - 0.01 <= w.bbox[0] and w.bbox[2] <= shown.x1 + 0.01 and shown.y0 - 0.01 <= w.bbox[1] and w.bbox[3] <= shown.y1 + 0.01 for w in words)
+    finally:
+        doc.close()
+    return ok, total
+
+
+def icdar_complete(path: Path, blocks) -> tuple[int, int] | None:
+    """(ground-truth table regions whose words all sit in one table block,
+    regions): a region is complete when one block holds all its characters."""
+    gt = CORPUS / "groundtruth" / f"{path.name}.reg.xml"
+    if not gt.is_file():
+        return None
+    doc = pymupdf.open(path)
+    complete = n = 0
+    for region in ET.parse(gt).getroot().iter("region"):
+        page_no = int(region.get("page"))
+        page = doc[page_no - 1]
+        b = region.find("bounding-box")
+        h = page.rect.height
+        x1, y1, x2, y2 = (float(b.get(k)) for k in ("x1", "y1", "x2", "y2"))
+        box = (x1, h - y2, x2, h - y1)
+        words = [w for w in page.get_text("words") if contains_point(box, (w[0] + w[2]) / 2, (w[1] + w[3]) / 2)]
+        tables = [t for t in blocks if t.page_no == page_no and t.kind is BlockKind.TABLE]
+        n += 1
+        complete += any(all(contains_point(t.bbox, (w[0] + w[2]) / 2, (w[1] + w[3]) / 2, pad=1.0) for w in words) for t in tables)
+    doc.close()
+    return complete, n
+
+
+def audit(path: Path) -> dict | None:
+    data = path.read_bytes()
+    try:
+        parsed = parse_document(data, Format.PDF, Settings())
+    except (DocumentRejected, ParseFailed):
+        return None
+    if parsed.pages_needing_ocr == list(range(1, parsed.page_count + 1)):
+        return None
+    tables = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind is BlockKind.TABLE]
+    everything = [(b.page_no, b.bbox) for b in parsed.blocks]
+    found = inspect_tables(data, tables, everything)
+    math = [s for s in parsed.segments if s.kind is not SegmentKind.HEADING and flattened_math(s.text)]
+    ok, checked = crops_complete(data, parsed.blocks, Settings().crop_margin_pt)
+    complete = icdar_complete(path, parsed.blocks)
+    return {
+        "crops_complete": f"{ok}/{checked}",
+        "icdar_regions_complete": f"{complete[0]}/{complete[1]}" if complete else "",
+        "pages": parsed.page_count,
+        "tables": len(tables),
+        "formulas": sum(1 for b in parsed.blocks if b.kind is BlockKind.FORMULA),
+        "table_rows_in_prose": len(found.leaks),
+        "leaks": [f"p{l.page_no}: {l.text[:70]}" for l in found.leaks][:8],
+        "prose_lines_in_tables": len(found.prose_in_blocks),
+        "prose_words_in_tables": sum(len(t.split()) for _, t in found.prose_in_blocks),
+        "prose_in": [f"p{p}: {t[:70]}" for p, t in found.prose_in_blocks][:5],
+        "flattened_math_segments": len(math),
+        "math": [f"p{s.page_no}: {flattened_math(s.text)[:90]}" for s in math][:5],
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("names", nargs="*")
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args(argv)
+    names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
+    out = {}
+    print("| file | pages | tables | formulas | table rows in prose | prose lines (words) in tables | prose segments with flattened math | crops complete |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name in names:
+        row = audit(CORPUS / name)
+        if row is None:
+            continue
+        out[name] = row
+        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['flattened_math_segments']} | {row['crops_complete']} |")
+        if row["icdar_regions_complete"]:
+            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | |")
+        if args.v:
+            for k in ("leaks", "prose_in", "math"):
+                for line in row[k]:
+                    print(f"    {k}: {line}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

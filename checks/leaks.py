@@ -1,0 +1,99 @@
+"""The leak detector (issue 15): content of a table or a formula that
+reached a prose chunk instead of its lifted block, as blocking rules on the
+``chunks`` asset. Better a blocked document than a silently wrong dose.
+
+- ``leak_01_table_row_in_prose``: re-reading the PDF's pages that hold a
+  table, a line directly under a table (within two of its row pitches) that
+  lines up with two or more of its columns is a row the table lost
+  (:func:`duocthu_assets.parse.pdf_leaks.leaked_rows`); the document fails
+  with the prose chunks that hold such a line and their pages.
+- ``leak_02_flattened_math_in_prose``: a prose chunk whose text is dominated
+  by the fragments of a flattened formula (U+FFFD or private-use glyphs, runs
+  of lone characters and symbols: ``� n+1 � i=1 x2 i = 1 �``) fails the
+  document with its chunk id and pages
+  (:func:`duocthu_assets.parse.pdf_leaks.flattened_math`).
+"""
+
+from __future__ import annotations
+
+from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables
+
+from .adr0006 import normalize_for_leaks
+from .rules import DocumentRows, Row, Rule, RuleResult
+
+ASSET = "chunks"
+PROSE = "prose"
+
+
+def _prose_chunks(rows: DocumentRows) -> list[Row]:
+    return [c for c in rows.chunks if c["chunk_kind"] == PROSE]
+
+
+def _overlaps(a, b) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0 and min(a[3], b[3]) - max(a[1], b[1]) > 0
+
+
+def _holders(chunks: list[Row], page: int, bbox, text: str) -> list[str]:
+    """The prose chunks that hold a line: a region on its page over its box,
+    or its text."""
+    needle = normalize_for_leaks(text)
+    out = []
+    for chunk in chunks:
+        regions = chunk.get("regions") or []
+        if any(r["page_no"] == page and r.get("bbox") is not None and _overlaps(r["bbox"], bbox) for r in regions):
+            out.append(chunk["chunk_id"])
+        elif needle and needle in normalize_for_leaks(chunk["text"]):
+            out.append(chunk["chunk_id"])
+    return out
+
+
+def table_row_in_prose(rows: DocumentRows) -> RuleResult:
+    """No line directly under a lifted table lines up with two or more of
+    its columns (a row left out of the table, in prose or in no chunk)."""
+    tables = [(b["page_no"], tuple(b["bbox"])) for b in rows.blocks if b["kind"] == "table" and b.get("bbox") is not None]
+    if not tables or not rows.source:
+        return RuleResult(True, message="no lifted table (or no PDF source) to look under")
+    every = [(b["page_no"], tuple(b["bbox"])) for b in rows.blocks if b.get("bbox") is not None]
+    leaks = inspect_tables(rows.source, tables, every).leaks
+    chunks = _prose_chunks(rows)
+    offenders, pages = [], []
+    for leak in leaks:
+        holders = _holders(chunks, leak.page_no, leak.bbox, leak.text)
+        offenders += holders or [f"page {leak.page_no}: {leak.text[:60]!r} (in no chunk)"]
+        pages.append(leak.page_no)
+    result = RuleResult.from_offenders(offenders, "prose chunks holding a table row left under its table", pages)
+    if leaks and not result.passed:
+        shown = "; ".join(f"p{l.page_no} {l.text[:50]!r}" for l in leaks[:5])
+        result = RuleResult(False, result.count, result.offending_ids, result.pages, f"{result.message} — rows: {shown}")
+    return result
+
+
+def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
+    """No prose chunk is dominated by the fragments of a flattened formula."""
+    bad = [(c, flattened_math(c["text"])) for c in _prose_chunks(rows)]
+    bad = [(c, why) for c, why in bad if why]
+    result = RuleResult.from_offenders(
+        (c["chunk_id"] for c, _ in bad),
+        "prose chunks holding flattened math",
+        (r["page_no"] for c, _ in bad for r in c.get("regions") or []),
+    )
+    if bad:
+        result = RuleResult(False, result.count, result.offending_ids, result.pages, f"{result.message} — first: {bad[0][1][:120]}")
+    return result
+
+
+def _rule(number: int, name: str, evaluate, needs) -> Rule:
+    doc = (evaluate.__doc__ or "").strip()
+    return Rule(
+        name=f"leak_{number:02d}_{name}",
+        asset=ASSET,
+        description=f"Leak detector (issue 15): {' '.join(doc.split())}",
+        evaluate=evaluate,
+        needs=tuple(needs),
+    )
+
+
+LEAK_RULES: list[Rule] = [
+    _rule(1, "table_row_in_prose", table_row_in_prose, ("chunks", "blocks", "source")),
+    _rule(2, "flattened_math_in_prose", flattened_math_in_prose, ("chunks",)),
+]

@@ -1,0 +1,193 @@
+"""Ruled grids: ``rules`` → :func:`merge_rules` → :func:`rules_to_grids` →
+:func:`find_grid_tables` (ruled tables, with merged header cells or not), and
+:func:`rule_stacks` for the horizontal rules that touch no vertical one."""
+
+from __future__ import annotations
+
+import bisect
+import statistics
+
+from ..model import BlockKind, BlockShape
+from .pdf_candidates import BlockCandidate, drop_nested
+from .pdf_figures import is_figure
+from .pdf_geometry import union
+from .pdf_page import Fragment, Rule
+from .pdf_settings import PdfSettings
+from .pdf_table_scoring import fragments_in, tabular_evidence, text_rows
+from dataclasses import dataclass
+from .pdf_geometry import BBox
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A connected set of horizontal and vertical rules."""
+
+    bbox: BBox
+    horizontal: tuple[Rule, ...]
+    vertical: tuple[Rule, ...]
+
+
+
+def merge_rules(rules: list[Rule] | tuple[Rule, ...], tol: float) -> tuple[list[Rule], list[Rule]]:
+    """Snap rules within ``tol`` of one another onto one line and join the
+    collinear pieces that touch; return (horizontal, vertical)."""
+    return _merge_axis([r for r in rules if r.horizontal], tol, True), _merge_axis([r for r in rules if not r.horizontal], tol, False)
+
+
+def _merge_axis(rules: list[Rule], tol: float, horizontal: bool) -> list[Rule]:
+    if not rules:
+        return []
+    rules = sorted(rules, key=lambda r: r.pos)
+    clusters: list[list[Rule]] = [[rules[0]]]
+    for r in rules[1:]:
+        if r.pos - clusters[-1][-1].pos <= tol:
+            clusters[-1].append(r)
+        else:
+            clusters.append([r])
+    merged: list[Rule] = []
+    for cluster in clusters:
+        pos = statistics.fmean(r.pos for r in cluster)
+        spans = sorted(((r.x0, r.x1) if horizontal else (r.y0, r.y1)) for r in cluster)
+        start, end = spans[0]
+        for a, b in spans[1:]:
+            if a <= end + tol:
+                end = max(end, b)
+            else:
+                merged.append(Rule(start, pos, end, pos, True) if horizontal else Rule(pos, start, pos, end, False))
+                start, end = a, b
+        merged.append(Rule(start, pos, end, pos, True) if horizontal else Rule(pos, start, pos, end, False))
+    return merged
+
+
+def rules_to_grids(horizontal: list[Rule], vertical: list[Rule], tol: float) -> tuple[list[Grid], list[Rule]]:
+    """Connected components of crossing/touching rules that hold both
+    directions, and the horizontal rules left over (touching no vertical)."""
+    parent = list(range(len(horizontal) + len(vertical)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+
+    v_sorted = sorted(range(len(vertical)), key=lambda j: vertical[j].pos)
+    v_pos = [vertical[j].pos for j in v_sorted]
+    touched = [False] * len(horizontal)
+    for i, h in enumerate(horizontal):
+        lo = bisect.bisect_left(v_pos, h.x0 - tol)
+        hi = bisect.bisect_right(v_pos, h.x1 + tol)
+        for k in range(lo, hi):
+            j = v_sorted[k]
+            v = vertical[j]
+            if v.y0 - tol <= h.pos <= v.y1 + tol:
+                join(i, len(horizontal) + j)
+                touched[i] = True
+    # vertical rules sharing an x and touching end to end were merged already;
+    # parallel verticals connect only through horizontals.
+    groups: dict[int, tuple[list[Rule], list[Rule]]] = {}
+    for i, h in enumerate(horizontal):
+        if touched[i]:
+            groups.setdefault(find(i), ([], []))[0].append(h)
+    for j, v in enumerate(vertical):
+        root = find(len(horizontal) + j)
+        if root in groups:
+            groups[root][1].append(v)
+    grids = [
+        Grid(union(r.bbox for r in hs + vs), tuple(hs), tuple(vs))
+        for hs, vs in groups.values()
+        if hs and vs
+    ]
+    leftover = [h for i, h in enumerate(horizontal) if not touched[i]]
+    return grids, leftover
+
+
+def rule_stacks(horizontal: list[Rule], tol: float) -> list[list[Rule]]:
+    """Horizontal rules sharing their left and right ends (within ``tol``),
+    two or more, top to bottom: the rules of a booktabs-style table."""
+    stacks: list[list[Rule]] = []
+    for r in sorted(horizontal, key=lambda r: (r.pos, r.x0)):
+        for stack in stacks:
+            if abs(stack[0].x0 - r.x0) <= tol and abs(stack[0].x1 - r.x1) <= tol:
+                stack.append(r)
+                break
+        else:
+            stacks.append([r])
+    return [s for s in stacks if len(s) >= 2]
+
+
+
+def trim_grid(grid: Grid, fragments: list[Fragment], tol: float) -> BBox:
+    """The grid's bbox without bands above the first or below the last
+    interior vertical rule that hold only one text fragment per row: a frame
+    around a table, its title and its notes is not all table."""
+    x0, y0, x1, y1 = grid.bbox
+    interior = [v for v in grid.vertical if x0 + tol < v.pos < x1 - tol]
+    if not interior:
+        return grid.bbox
+    ys = _positions(grid.horizontal, tol)
+    v_top = min(v.y0 for v in interior)
+    v_bottom = max(v.y1 for v in interior)
+    top = max([y for y in ys if y <= v_top + tol] or [y0])
+    bottom = min([y for y in ys if y >= v_bottom - tol] or [y1])
+    if top > y0 + tol and _single_fragment_rows(fragments_in((x0, y0, x1, top), fragments)):
+        y0 = top
+    if bottom < y1 - tol and _single_fragment_rows(fragments_in((x0, bottom, x1, y1), fragments)):
+        y1 = bottom
+    return (x0, y0, x1, y1)
+
+
+def _single_fragment_rows(frags: list[Fragment]) -> bool:
+    return all(len(r) == 1 for r in text_rows(frags))
+
+
+def _positions(rules: tuple[Rule, ...] | list[Rule], tol: float) -> list[float]:
+    out: list[float] = []
+    for p in sorted(r.pos for r in rules):
+        if not out or p - out[-1] > tol:
+            out.append(p)
+    return out
+
+
+def grid_merged_header(grid: Grid, tol: float) -> bool:
+    """Merged cells: an interior vertical rule that stops short of the top,
+    or an interior horizontal rule that stops short of a side."""
+    x0, y0, x1, y1 = grid.bbox
+    width, height = x1 - x0, y1 - y0
+    for v in grid.vertical:
+        if x0 + tol < v.pos < x1 - tol and v.y0 > y0 + 2 * tol and v.y0 < y0 + 0.6 * height:
+            # is there another piece of rule at this x reaching the top?
+            if not any(abs(o.pos - v.pos) <= tol and o.y0 <= y0 + 2 * tol for o in grid.vertical):
+                return True
+    for h in grid.horizontal:
+        if y0 + tol < h.pos < y1 - tol and (h.x1 - h.x0) < width - 2 * tol and h.pos < y0 + 0.6 * height:
+            if not any(abs(o.pos - h.pos) <= tol and o.x0 <= x0 + 2 * tol and o.x1 >= x1 - 2 * tol for o in grid.horizontal):
+                return True
+    return False
+
+
+def find_grid_tables(grids: list[Grid], fragments: list[Fragment], settings: PdfSettings, body_size: float, graphics=()) -> list[BlockCandidate]:
+    tol = settings.snap_tolerance
+    out: list[BlockCandidate] = []
+    for grid in sorted(grids, key=lambda g: (g.bbox[1], g.bbox[0])):
+        x0, y0, x1, y1 = grid.bbox
+        if (x1 - x0) < 20 or (y1 - y0) < 8 or is_figure(grid.bbox, graphics, settings):
+            continue
+        bbox = trim_grid(grid, fragments, tol)
+        xs = _positions(grid.vertical, tol)
+        ys = _positions(grid.horizontal, tol)
+        v_cuts = [x for x in xs if x0 + tol < x < x1 - tol]
+        h_cuts = [y for y in ys if bbox[1] + tol < y < bbox[3] - tol]
+        closed = len(xs) >= 2 and len(ys) >= 2  # not two crossing axes of a plot
+        evidence = tabular_evidence(fragments, bbox, v_cuts, h_cuts, settings, settings.table_min_rows, body_size, closed)
+        if evidence is None:
+            continue
+        merged = grid_merged_header(grid, tol) or evidence.merged_header
+        shape = BlockShape.MULTI_LEVEL_OR_MERGED_HEADER if merged else BlockShape.SIMPLE_TABLE
+        out.append(BlockCandidate(BlockKind.TABLE, shape, bbox, "grid"))
+    return drop_nested(out)
+

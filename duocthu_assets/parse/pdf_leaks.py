@@ -1,0 +1,292 @@
+"""Second opinion on a PDF's lifted tables: rows left outside a table, and
+running text taken into one.
+
+Independent of how the finders drew a table's box, the text just under it
+tells whether the box is complete: a line directly below (within a couple
+of the table's row pitches) whose pieces line up with two or more of the
+table's columns is a row the table lost. The pieces of a table row start,
+end or centre where the table's cells do; a note or a paragraph under the
+table is one run of words and lines up with one column at most.
+
+    block_grid        fragments inside a table → its column anchors and row pitch
+    rows_below        the lines directly under it, outside every block
+    aligned_columns   how many distinct columns a line lines up with
+    leaked_rows       all of it, for one page
+    prose_lines_in    lines of running text inside a block (prose swallowed)
+
+Pure: fragments and boxes in, findings out. :func:`find_leaks` reads the
+pages of a PDF with the parser's own page reader and runs it per page.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from .pdf_geometry import BBox, center, contains_point, union
+from .pdf_page import Fragment
+
+ANCHOR_TOL = 2.5  # points: a cell edge this close to a column edge lines up with it
+MIN_ALIGNED = 2  # a leaked row lines up with at least this many columns
+PROSE_MIN_WORDS = 9  # one run of this many words is a line of running text
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Where a table's columns start, end and centre (each seen in at least
+    two rows), and its row pitch."""
+
+    lefts: tuple[float, ...]
+    rights: tuple[float, ...]
+    centres: tuple[float, ...]
+    pitch: float
+
+
+@dataclass(frozen=True)
+class Leak:
+    page_no: int
+    block_index: int  # which of the page's blocks lost the row
+    text: str
+    bbox: BBox
+    columns: int  # how many of the block's columns the line lines up with
+
+
+def _rows(fragments: list[Fragment]) -> list[list[Fragment]]:
+    rows: list[list[Fragment]] = []
+    box: BBox | None = None
+    for f in sorted(fragments, key=lambda f: (f.bbox[1], f.bbox[0])):
+        b = f.bbox
+        if box is not None and min(box[3], b[3]) - max(box[1], b[1]) >= 0.5 * min(box[3] - box[1], b[3] - b[1]):
+            rows[-1].append(f)
+            box = (min(box[0], b[0]), min(box[1], b[1]), max(box[2], b[2]), max(box[3], b[3]))
+            continue
+        rows.append([f])
+        box = b
+    for r in rows:
+        r.sort(key=lambda f: f.bbox[0])
+    return rows
+
+
+def _anchors(values: list[float], min_count: int = 2) -> tuple[float, ...]:
+    """Positions that at least ``min_count`` values share (within the tolerance)."""
+    out: list[float] = []
+    values = sorted(values)
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] - values[i] <= ANCHOR_TOL:
+            j += 1
+        if j - i + 1 >= min_count:
+            out.append(statistics.fmean(values[i : j + 1]))
+        i = j + 1
+    return tuple(out)
+
+
+def block_grid(inside: list[Fragment]) -> Grid | None:
+    """The column anchors and row pitch of a table's fragments; None when
+    the block has fewer than two rows."""
+    rows = _rows(inside)
+    if len(rows) < 2:
+        return None
+    tops = [min(f.bbox[1] for f in r) for r in rows]
+    pitches = [b - a for a, b in zip(tops, tops[1:]) if b > a]
+    heights = [f.bbox[3] - f.bbox[1] for f in inside]
+    pitch = statistics.median(pitches) if pitches else statistics.median(heights) * 1.3
+    return Grid(
+        _anchors([f.bbox[0] for f in inside]),
+        _anchors([f.bbox[2] for f in inside]),
+        _anchors([center(f.bbox)[0] for f in inside]),
+        max(pitch, statistics.median(heights)),
+    )
+
+
+def _near(value: float, anchors: tuple[float, ...]) -> int | None:
+    best = None
+    for k, a in enumerate(anchors):
+        if abs(value - a) <= ANCHOR_TOL and (best is None or abs(value - a) < abs(value - anchors[best])):
+            best = k
+    return best
+
+
+def aligned_columns(line: list[Fragment], grid: Grid) -> int:
+    """How many of the line's pieces line up with a column of the grid (by
+    left edge, right edge or centre), each column counted once."""
+    seen: set[tuple[str, int]] = set()
+    count = 0
+    for f in line:
+        hits = [("l", _near(f.bbox[0], grid.lefts)), ("r", _near(f.bbox[2], grid.rights)), ("c", _near(center(f.bbox)[0], grid.centres))]
+        hits = [(kind, k) for kind, k in hits if k is not None]
+        if hits and not any(h in seen for h in hits):
+            seen.update(hits)
+            count += 1
+    return count
+
+
+def rows_below(block: BBox, fragments: list[Fragment], blocks: list[BBox], grid: Grid) -> list[list[Fragment]]:
+    """Lines outside every block, under ``block`` and within its width,
+    each starting within two row pitches of the one above it (the first of
+    the block's bottom)."""
+    x0, _, x1, y1 = block
+    free = [
+        f
+        for f in fragments
+        if f.bbox[1] >= y1 - 2
+        and f.bbox[0] >= x0 - 3 * ANCHOR_TOL
+        and f.bbox[2] <= x1 + 3 * ANCHOR_TOL
+        and not any(contains_point(b, *center(f.bbox), pad=1.0) for b in blocks)
+    ]
+    out: list[list[Fragment]] = []
+    bottom = y1
+    for row in _rows(free):
+        top = min(f.bbox[1] for f in row)
+        if top - bottom > 2.0 * grid.pitch:
+            break
+        out.append(row)
+        bottom = max(f.bbox[3] for f in row)
+    return out
+
+
+def leaked_rows(page_no: int, fragments: list[Fragment], blocks: list[BBox], other_blocks: list[BBox] = ()) -> list[Leak]:
+    """The lines under each table of ``blocks`` that line up with its
+    columns, down to the first line that does not (text inside any block,
+    ``other_blocks`` too, is not free)."""
+    every = list(blocks) + list(other_blocks)
+    leaks: list[Leak] = []
+    for k, box in enumerate(blocks):
+        inside = [f for f in fragments if contains_point(box, *center(f.bbox), pad=1.0)]
+        grid = block_grid(inside)
+        if grid is None:
+            continue
+        for row in rows_below(box, fragments, every, grid):
+            n = aligned_columns(row, grid)
+            if len(row) < MIN_ALIGNED or n < MIN_ALIGNED:
+                break
+            leaks.append(Leak(page_no, k, " ".join(f.text for f in row), union(f.bbox for f in row), n))
+    return leaks
+
+
+def _long(f: Fragment) -> bool:
+    """One run of many words (dot leaders and numbers are not words)."""
+    return sum(1 for w in f.words if sum(c.isalpha() for c in w.text) >= 2) >= PROSE_MIN_WORDS
+
+
+def prose_lines_in(block: BBox, fragments: list[Fragment]) -> list[Fragment]:
+    """Fragments inside ``block`` that are lines of running text: a long run
+    of words alone on its row (a table's long cell has short cells beside
+    it), or beside another long run (two columns of prose side by side)."""
+    inside = [f for f in fragments if contains_point(block, *center(f.bbox), pad=1.0)]
+    out: list[Fragment] = []
+    for row in _rows(inside):
+        long = [f for f in row if _long(f)]
+        if long and (len(row) == 1 or len(long) >= 2):
+            out += long
+    return out
+
+
+@dataclass(frozen=True)
+class Inspection:
+    leaks: tuple[Leak, ...]
+    prose_in_blocks: tuple[tuple[int, str], ...]  # (page_no, text) of running-text lines inside a table
+
+
+def inspect_tables(data: bytes, tables: list[tuple[int, BBox]], blocks: list[tuple[int, BBox]] = ()) -> Inspection:
+    """:func:`leaked_rows` and :func:`prose_lines_in` on every page of the
+    PDF ``data`` that holds one of ``tables`` (``(page_no, bbox)`` in the
+    parser's coordinates); ``blocks`` are every lifted block (formulas too),
+    whose text is not free."""
+    from .pdf_engine import open_pdf
+    from .pdf_page import read_page
+    from .pdf_settings import resolve_pdf_settings
+
+    by_page: dict[int, list[BBox]] = {}
+    for page_no, bbox in tables:
+        by_page.setdefault(page_no, []).append(tuple(bbox))
+    others: dict[int, list[BBox]] = {}
+    for page_no, bbox in blocks:
+        others.setdefault(page_no, []).append(tuple(bbox))
+    settings = resolve_pdf_settings(None)
+    leaks: list[Leak] = []
+    prose: list[tuple[int, str]] = []
+    doc = open_pdf(data)
+    try:
+        for page_no in sorted(by_page):
+            if not 1 <= page_no <= doc.page_count:
+                continue
+            content = read_page(doc[page_no - 1], settings)
+            frags = list(content.fragments)
+            boxes = by_page[page_no]
+            extra = [b for b in others.get(page_no, []) if b not in boxes]
+            leaks += leaked_rows(page_no, frags, boxes, extra)
+            for box in boxes:
+                prose += [(page_no, f.text) for f in prose_lines_in(box, frags)]
+    finally:
+        doc.close()
+    return Inspection(tuple(leaks), tuple(prose))
+
+
+# --- flattened math in prose ---------------------------------------------------------
+
+MATH_WINDOW = 10  # tokens
+MATH_WINDOW_MIN = 7  # of them fragments of a formula
+MAX_BAD_GLYPHS = 2  # U+FFFD / private-use characters a prose text may hold
+
+
+def _bad_glyph(ch: str) -> bool:
+    o = ord(ch)
+    return ch == "\ufffd" or 0xE000 <= o <= 0xF8FF or o >= 0xF0000
+
+
+def _math_char(ch: str) -> bool:
+    o = ord(ch)
+    return (
+        0x2200 <= o <= 0x22FF  # mathematical operators ∑ ∫ √ ∂ ≤
+        or 0x27C0 <= o <= 0x27EF
+        or 0x2980 <= o <= 0x2AFF
+        or 0x1D400 <= o <= 0x1D7FF  # mathematical alphanumerics
+        or 0x239B <= o <= 0x23B3  # bracket pieces of a tall ( [ {
+        or ch in "∑∏∫√"
+    )
+
+
+def _latin_or_greek(ch: str) -> bool:
+    o = ord(ch)
+    return ch.isalpha() and (o < 0x250 or 0x370 <= o <= 0x3FF or 0x1E00 <= o <= 0x1FFF)
+
+
+def _fragment_token(token: str) -> bool:
+    """A piece of a flattened formula: a lone Latin or Greek letter (a
+    variable), a run of symbols, a bad glyph or a math operator, a short
+    index (``i=1``, ``n+1``) or a letter fused with a digit (``x2``). Numbers
+    are not: dosing prose is full of them; nor are lone letters of other
+    scripts (Arabic ``ج``, Hangul syllables)."""
+    if any(_bad_glyph(c) or _math_char(c) for c in token):
+        return True
+    if not any(c.isalnum() for c in token):
+        return True
+    if len(token) == 1:
+        return _latin_or_greek(token)
+    if len(token) <= 4 and any(c in "=+−^_" for c in token[1:]):
+        return True  # i=1, n+1, x^2
+    return len(token) <= 3 and any(_latin_or_greek(c) for c in token) and any(c.isdigit() for c in token)  # x2, a1
+
+
+def flattened_math(text: str) -> str | None:
+    """Why ``text`` (a prose chunk) looks like flattened 2D math, or None:
+    more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD; private-use
+    glyphs, often a symbol font's checkbox, count only inside a run),
+    or a run of :data:`MATH_WINDOW` tokens of which :data:`MATH_WINDOW_MIN`
+    are lone characters, symbol runs or math operators
+    (``� n+1 � i=1 x2 i = 1 �``)."""
+    bad = text.count("\ufffd")
+    if bad > MAX_BAD_GLYPHS:
+        return f"{bad} unmapped glyphs (U+FFFD)"
+    # dot leaders and ellipses (". . . .") are neutral: tables of contents
+    tokens = [t for t in text.split() if t.strip(".…·,")]
+    flags = [_fragment_token(t) for t in tokens]
+    run = sum(flags[:MATH_WINDOW])
+    for k in range(len(tokens) - MATH_WINDOW + 1):
+        if k:
+            run += flags[k + MATH_WINDOW - 1] - flags[k - 1]
+        if run >= MATH_WINDOW_MIN:
+            return "formula fragments: " + " ".join(tokens[k : k + MATH_WINDOW])
+    return None

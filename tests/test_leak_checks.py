@@ -1,0 +1,83 @@
+"""The leak detector (issue 15) is a blocking check on chunks, proven able
+to fail through ``duocthu ingest``: a table row left under its table, and a
+prose chunk of flattened math, each block their document (and only it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checks.leaks import flattened_math_in_prose, table_row_in_prose
+from checks.rules import DocumentRows
+from duocthu_assets.cli import main
+from duocthu_assets.parse import pdf_blocks
+from duocthu_assets.parse.pdf_leaks import flattened_math
+
+from .test_pdf_stress import stress
+
+pytestmark = pytest.mark.slow
+
+
+def _ingest(tmp_path: Path, files: dict[str, bytes]) -> dict:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for name, data in files.items():
+        (inbox / name).write_bytes(data)
+    report = tmp_path / "r.json"
+    code = main(["ingest", str(inbox), "--warehouse", str(tmp_path / "wh"), "--report", str(report), "--quiet"])
+    docs = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
+    return {"code": code, "docs": docs}
+
+
+def test_table_row_left_under_its_table_and_flattened_math_block_their_documents(tmp_path, monkeypatch):
+    ruled, _ = stress.build("ruled_last_rows")
+    booktabs, _ = stress.build("booktabs_continued")
+    flat, _ = stress.build("flattened_sum")
+    # the parser as it was before issue 15: a ruled grid ends at its last rule
+    monkeypatch.setattr(pdf_blocks, "grow_down", lambda bbox, fragments, taken=(): bbox)
+    out = _ingest(tmp_path, {"a_ruled.pdf": ruled, "b_booktabs.pdf": booktabs, "c_flat.pdf": flat})
+    assert out["code"] == 1
+    docs = out["docs"]
+
+    bad = docs["a_ruled.pdf"]
+    assert bad["status"] == "blocked", bad
+    assert "leak_01_table_row_in_prose" in bad["failed_checks"]
+    assert "10 – 29" in bad["reason"] and "p1" in bad["reason"]
+
+    flat_doc = docs["c_flat.pdf"]
+    assert flat_doc["status"] == "blocked", flat_doc
+    assert "leak_02_flattened_math_in_prose" in flat_doc["failed_checks"]
+    assert "∑ n+1 i=1" in flat_doc["reason"]
+
+    assert docs["b_booktabs.pdf"]["status"] == "ok", docs["b_booktabs.pdf"]
+
+
+def test_the_fixed_parser_keeps_the_rows_in_the_table_and_passes(tmp_path):
+    ruled, _ = stress.build("ruled_last_rows")
+    out = _ingest(tmp_path, {"a_ruled.pdf": ruled})
+    assert out["code"] == 0 and out["docs"]["a_ruled.pdf"]["status"] == "ok"
+
+
+def test_rules_name_offending_chunks_and_pages():
+    chunk = {"chunk_id": "d:s:1", "chunk_kind": "prose", "text": "Tổng ∑ n+1 i=1 x 2 i = 1 , ∏ k j=1 y j ≤ 1", "regions": [{"page_no": 4, "printed_page": None, "bbox": (0, 0, 1, 1)}]}
+    result = flattened_math_in_prose(DocumentRows("d", chunks=[chunk]))
+    assert not result.passed and result.offending_ids == ("d:s:1",) and result.pages == (4,)
+    assert table_row_in_prose(DocumentRows("d", chunks=[chunk])).passed  # no table: nothing to look under
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Người lớn: 0,5 - 1 g mỗi 4 - 6 giờ, tối đa 4 g/ngày (ampicilin 1 g + sulbactam 0,5 g).",
+        "Notices . . . . . . . . . . . . . . . . vii",
+        "ج 1 / ص 515. صحیح ابن حبان، ج 6",
+    ],
+)
+def test_dosing_prose_leaders_and_other_scripts_are_not_math(text):
+    assert flattened_math(text) is None
+
+
+def test_flattened_display_math_is_math():
+    assert flattened_math("thus \ufffd n+1 \ufffd i=1 x2 i = 1 \ufffd holds") is not None

@@ -1,0 +1,78 @@
+"""Issue 15's stress layouts (scripts/make_stress_pdfs.py), generated in
+memory: a table is lifted whole (no row left in prose), confined to its
+column (no prose swallowed), continued parts linked; formulas lifted."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from duocthu_assets.model import BlockKind, Format
+from duocthu_assets.parse import parse_document
+from duocthu_assets.parse.pdf_leaks import inspect_tables
+from duocthu_assets.settings import Settings
+
+_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "make_stress_pdfs.py"
+_spec = importlib.util.spec_from_file_location("make_stress_pdfs", _SCRIPT)
+stress = importlib.util.module_from_spec(_spec)
+sys.modules["make_stress_pdfs"] = stress
+_spec.loader.exec_module(stress)
+
+TABLE_CASES = ["booktabs_continued", "two_column_continued", "column_bottom"]
+
+
+def _parse(name):
+    data, expect = stress.build(name)
+    return data, expect, parse_document(data, Format.PDF, Settings())
+
+
+@pytest.mark.parametrize("name", TABLE_CASES)
+def test_every_row_of_each_table_part_is_in_one_block(name):
+    _, expect, parsed = _parse(name)
+    tables = [b for b in parsed.blocks if b.kind is BlockKind.TABLE]
+    assert len(tables) == len(expect.tables), [b.text for b in tables]
+    for block, cells in zip(tables, expect.tables):
+        for cell in cells:
+            assert cell in block.text, (name, block.block_id, cell, block.text)
+
+
+@pytest.mark.parametrize("name", TABLE_CASES)
+def test_no_table_row_in_prose_and_no_prose_in_a_table(name):
+    data, expect, parsed = _parse(name)
+    prose = " ".join(s.text for s in parsed.segments)
+    for row in stress.ROWS:
+        assert " ".join(row) not in prose
+    for phrase in expect.prose:
+        assert phrase in prose
+        assert not any(phrase in b.text for b in parsed.blocks)
+    found = inspect_tables(data, [(b.page_no, b.bbox) for b in parsed.blocks if b.kind is BlockKind.TABLE])
+    assert found.leaks == () and found.prose_in_blocks == ()
+
+
+@pytest.mark.parametrize("name", ["booktabs_continued", "two_column_continued"])
+def test_continued_parts_are_linked(name):
+    _, _, parsed = _parse(name)
+    first, second = [b for b in parsed.blocks if b.kind is BlockKind.TABLE]
+    assert second.continues == first.block_id and first.page_no + 1 == second.page_no
+
+
+def test_continued_part_at_the_top_of_a_column_stays_in_its_column():
+    _, _, parsed = _parse("two_column_continued")
+    part = [b for b in parsed.blocks if b.page_no == 2][0]
+    right_column = [s for s in parsed.segments if s.page_no == 2 and s.bbox[0] > 300]
+    assert right_column and all(part.bbox[2] < s.bbox[0] for s in right_column)
+
+
+def test_fraction_sum_with_limits_and_matrix_are_formula_blocks():
+    _, expect, parsed = _parse("formulas")
+    formulas = [b for b in parsed.blocks if b.kind is BlockKind.FORMULA]
+    assert len(formulas) == len(expect.formulas)
+    for block, needle in zip(sorted(formulas, key=lambda b: (b.bbox[0] > 300, b.bbox[1])), expect.formulas):
+        assert needle in block.text and block.shape.value == "formula_2d"
+    sum_block = next(b for b in formulas if "∑" in b.text)
+    assert "i=1" in sum_block.text and "n" in sum_block.text.split()  # the limits are in the block, not in prose
+    prose = " ".join(s.text for s in parsed.segments)
+    assert "i=1" not in prose and "a₂₁" not in prose
