@@ -79,7 +79,7 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
     finally:
         doc.close()
     if damaged:
-        raise ParseFailed("damaged PDF, text may be missing — " + "; ".join(damaged[:5]) + " — repair or re-export the file")
+        raise ParseFailed("damaged PDF: content streams cannot be read, text is missing — " + "; ".join(damaged[:5]) + " — the file's bytes are kept; repair or re-export the file")
     if repaired and not any(p.words for p in pages) and not any(p.image_cover for p in pages):
         raise ParseFailed(
             "damaged PDF: it had to be repaired (truncated or corrupt) and no page has any text or image left "
