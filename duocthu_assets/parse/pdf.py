@@ -37,7 +37,6 @@ from .pdf_page import Fragment, PageContent, Rule, body_font_size, read_page
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
 _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
-_BAD_CHARS = {"\ufffd"}
 
 
 @dataclass(frozen=True)
@@ -106,6 +105,19 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             seconds_rule_finders=sum(lay.rule_seconds for lay in layouts),
             seconds_layout_and_borderless=layout_seconds - sum(lay.rule_seconds for lay in layouts),
         )
+    unmapped = [(p.page_no, p.unmapped) for p in pages if p.unmapped]
+    if unmapped:
+        listed = ", ".join(f"page {n}: {c}" for n, c in unmapped[:20]) + (" …" if len(unmapped) > 20 else "")
+        warnings.append(
+            f"{sum(c for _, c in unmapped)} glyph(s) without a Unicode mapping (U+FFFD, private-use or raw font codes) "
+            f"left out of the text, per page: {listed}"
+        )
+    for p in pages:
+        if broken_text(p, ps):
+            warnings.append(
+                f"page {p.page_no}: broken text layer, {p.unmapped} of its {p.chars} glyphs have no Unicode mapping "
+                "— not chunked; it needs OCR"
+            )
     return ParsedDocument(
         segments=segments,
         blocks=blocks,
@@ -141,19 +153,21 @@ def usable_rules(content: PageContent, body: list[Fragment], furniture_fragments
 
 
 def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings) -> bool:
-    """No text layer worth the name: little text on a page images cover, a
-    page of vector outlines, or a text layer of unmappable characters."""
+    """No text layer worth the name: little text on a page images cover, or a
+    page of vector outlines."""
     chars = sum(len(w.text) for f in body for w in f.words)
     if chars < settings.ocr_min_chars and content.image_cover >= settings.ocr_min_image_cover_frac:
         return True
     if not content.words and content.path_count >= settings.vector_text_min_paths:
         return True
-    all_chars = "".join(w.text for w in content.words)
-    if len(all_chars) >= 20:
-        bad = sum(1 for c in all_chars if c in _BAD_CHARS or 0xE000 <= ord(c) <= 0xF8FF)
-        if bad >= settings.ocr_bad_text_frac * len(all_chars):
-            return True
-    return False
+    return broken_text(content, settings)
+
+
+def broken_text(content: PageContent, settings: PdfSettings) -> bool:
+    """A text layer that is mostly glyphs without a Unicode mapping: as good
+    as none (the page needs OCR), never chunked as if it were text."""
+    total = content.chars
+    return total >= 20 and content.unmapped > settings.unmapped_glyph_max_frac * total
 
 
 def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSettings, body_size: float) -> PageLayout:

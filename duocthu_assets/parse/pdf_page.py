@@ -14,6 +14,7 @@ One MuPDF ``TextPage`` per page serves both the styled lines
 from __future__ import annotations
 
 import bisect
+import re
 import statistics
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -27,7 +28,16 @@ TEXT_FLAGS = (
     | pymupdf.TEXT_MEDIABOX_CLIP
     # no TEXT_PRESERVE_LIGATURES: "ﬁ" comes out as "fi"; no TEXT_DEHYPHENATE:
     # joining "beta-" and "lactam" is a decision we make ourselves.
+    # no TEXT_CID_FOR_UNKNOWN_UNICODE (which ``page.get_text()`` sets): a glyph
+    # without a Unicode mapping then comes out as U+FFFD, which we can count and
+    # leave out, instead of its raw font code, which reads as a control
+    # character or, worse, a wrong letter (TeX's big Σ is code 0x50, "P"; its
+    # big ⟨ ⟩ are "h" and "i"; its radical is "q").
 )
+# Glyphs that carry no readable character: MuPDF's U+FFFD for a glyph without
+# a Unicode mapping, private-use code points (a font's own symbols), and
+# control characters (raw codes). Counted per page and left out of the text.
+UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demibold", ",b")
 _ITALIC_NAMES = ("italic", "oblique", ",i")
 
@@ -123,6 +133,12 @@ class PageContent:
     path_count: int
     image_cover: float  # fraction of the page covered by images (computed only for near-empty pages)
     stream_errors: tuple[str, ...] = ()
+    unmapped: int = 0  # glyphs without a readable character, left out of ``words``
+
+    @property
+    def chars(self) -> int:
+        """Characters of the page's text layer: its words' and the unmapped glyphs."""
+        return sum(len(w.text) for w in self.words) + self.unmapped
 
 
 def _style_of(span: dict) -> tuple[float, bool, bool]:
@@ -172,8 +188,11 @@ def reading_matrix(page_dict: dict, width: float, height: float):
     return pymupdf.Matrix(-1, 0, 0, -1, width, height)
 
 
-def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
-    """Words of a TextPage with the style of the span each one sits in."""
+def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
+    """Words of a TextPage with the style of the span each one sits in, and
+    the number of glyphs without a readable character (:data:`UNMAPPED`),
+    which are left out of the words' text (a word of nothing else is
+    dropped)."""
     line_spans: list[tuple[list[float], list[tuple[float, bool, bool]]]] = []
     line_index: dict[tuple[int, int], int] = {}
     style_cache: dict[tuple[str, int, float], tuple[float, bool, bool]] = {}
@@ -195,7 +214,12 @@ def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
             line_index[(block_no, line_no)] = len(line_spans)
             line_spans.append((starts, styles))
     words: list[Word] = []
+    unmapped = 0
     for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
+        if UNMAPPED.search(text):
+            kept = UNMAPPED.sub("", text)
+            unmapped += len(text) - len(kept)
+            text = kept
         if not text.strip():
             continue
         lid = line_index.get((b_no, l_no), -1)
@@ -209,7 +233,7 @@ def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
             size = max(y1 - y0, 1.0) / 1.2
         box = (x0, y0, x1, y1) if matrix is None else _transform((x0, y0, x1, y1), matrix)
         words.append(Word(text, box, size, bold, italic, lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no))
-    return words
+    return words, unmapped
 
 
 def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragment]:
@@ -341,7 +365,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     matrix = reading_matrix(page_dict, width, height)
     if matrix is not None and abs(matrix.b) == 1:
         width, height = height, width
-    words = read_words(textpage, page_dict, matrix)
+    words, unmapped = read_words(textpage, page_dict, matrix)
     fragments = words_to_fragments(words, settings)
     rules, graphics, path_count = read_rules(page, matrix, settings)
     char_count = sum(len(w.text) for w in words)
@@ -356,6 +380,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         graphics=tuple(graphics),
         path_count=path_count,
         image_cover=cover,
+        unmapped=unmapped,
     )
 
 

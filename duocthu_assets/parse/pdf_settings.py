@@ -61,7 +61,7 @@ FRACTION_SIDE_MAX_WORDS = 5  # "Clcr (ml/phút) =", "x 0,85": a side is a few wo
 # --- scanned pages -----------------------------------------------------------
 OCR_MIN_CHARS = 40  # fewer body characters than this ...
 OCR_MIN_IMAGE_COVER_FRAC = 0.3  # ... on a page this much covered by images: the page needs OCR
-OCR_BAD_TEXT_FRAC = 0.3  # a text layer with this share of unmappable characters is as good as none
+UNMAPPED_GLYPH_MAX_FRAC = 0.1  # a page whose glyphs lack a Unicode mapping beyond this share has a broken text layer: it needs OCR (the corpus's worst born-digital page: 1.8 %)
 VECTOR_TEXT_MIN_PATHS = 400  # a page with no text but this many vector paths has its text drawn as outlines
 
 
@@ -103,11 +103,11 @@ class PdfSettings:
     fraction_side_max_words: int = FRACTION_SIDE_MAX_WORDS
     ocr_min_chars: int = OCR_MIN_CHARS
     ocr_min_image_cover_frac: float = OCR_MIN_IMAGE_COVER_FRAC
-    ocr_bad_text_frac: float = OCR_BAD_TEXT_FRAC
+    unmapped_glyph_max_frac: float = UNMAPPED_GLYPH_MAX_FRAC
     vector_text_min_paths: int = VECTOR_TEXT_MIN_PATHS
 
     def __post_init__(self) -> None:
-        for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac", "ocr_bad_text_frac", "small_head_ratio"):
+        for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac", "unmapped_glyph_max_frac", "small_head_ratio"):
             value = getattr(self, name)
             if not 0.0 < value < 1.0:
                 raise ValueError(f"{name} {value} must be a fraction in (0, 1)")
