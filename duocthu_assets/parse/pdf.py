@@ -23,7 +23,7 @@ import time
 
 from dataclasses import dataclass
 
-from ..model import BlockKind, BlockShape, LiftedBlock, ParsedDocument, Segment, SegmentKind
+from ..model import BlockKind, BlockShape, Furniture, FurnitureKind, LiftedBlock, PageAccount, ParsedDocument, Segment, SegmentKind
 from ..settings import Settings
 from ..textnorm import normalize_block
 from .errors import ParseFailed
@@ -43,6 +43,7 @@ _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
 class PageLayout:
     page_no: int
     printed_page: int | None
+    printed_label: str
     items: tuple[Para | BlockCandidate, ...]
     leaves: tuple[Leaf, ...]
     block_fragments: dict[int, tuple[Fragment, ...]]  # id(candidate) → the fragments it lifts
@@ -93,6 +94,12 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
     line_gap = typical_line_gap([g for lay in layouts for g in line_gaps(list(lay.leaves), body_size)], body_size)
     layouts = [with_paragraphs(lay, ps, line_gap) for lay in layouts]
     segments, blocks = assemble(layouts, settings, ps, body_size)
+    accounts: list[PageAccount] = []
+    recorded: list[Furniture] = []
+    for content, fur, lay in zip(pages, furniture, layouts):
+        account, lines = account_page(content, fur, lay)
+        accounts.append(account)
+        recorded += lines
     if stats is not None:
         leaves = [leaf for lay in layouts for leaf in lay.leaves]
         stats.update(
@@ -124,7 +131,46 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         page_count=page_count,
         pages_needing_ocr=[lay.page_no for lay in layouts if lay.needs_ocr],
         warnings=warnings,
+        furniture=recorded,
+        page_accounts=accounts,
+        page_labels=[f.printed_label for f in furniture],
     )
+
+
+def account_page(content: PageContent, furniture: PageFurniture, layout: PageLayout) -> tuple[PageAccount, list[Furniture]]:
+    """Where every word of the page went: a prose paragraph, a lifted block,
+    or a recorded piece of furniture (furniture inside a lifted block, a
+    repeated table header taken for a running header, is the block's). Words
+    are followed by identity, so a word in two places is caught as well as a
+    word in none."""
+    places: dict[int, int] = {}
+    block_words: set[int] = set()
+    blocks = prose = furn = 0
+    for frags in layout.block_fragments.values():
+        for f in frags:
+            for w in f.words:
+                places[id(w)] = places.get(id(w), 0) + 1
+                block_words.add(id(w))
+                blocks += len(w.text)
+    for item in layout.items:
+        if isinstance(item, Para):
+            for f in item.fragments:
+                for w in f.words:
+                    places[id(w)] = places.get(id(w), 0) + 1
+                    prose += len(w.text)
+    lines: list[Furniture] = []
+    for i in sorted(furniture.furniture):
+        f = content.fragments[i]
+        if any(id(w) in block_words for w in f.words):
+            continue
+        for w in f.words:
+            places[id(w)] = places.get(id(w), 0) + 1
+            furn += len(w.text)
+        lines.append(Furniture(content.page_no, FurnitureKind(furniture.kind_of(i)), f.text, _rounded(f.bbox)))
+    missing = sum(len(w.text) for w in content.words if id(w) not in places)
+    duplicated = sum(len(w.text) * (places[id(w)] - 1) for w in content.words if places.get(id(w), 0) > 1)
+    account = PageAccount(content.page_no, content.chars, prose, blocks, furn, content.unmapped, missing, duplicated)
+    return account, lines
 
 
 # --- one page ---------------------------------------------------------------------------
@@ -186,15 +232,20 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     drawings = Drawings(content.graphics, rule_blocks.horizontal if rule_blocks else ())
     leaves = order_page(remaining, lifted, settings, body_size, drawings)
     block_fragments: dict[int, tuple[Fragment, ...]] = {}
+    taken: set[int] = set()
     for leaf in leaves:
         for item in leaf.items:
             if item.block is not None:
                 # furniture inside a table (a repeated header row taken for a
-                # running header) still belongs to the block's text
-                block_fragments[id(item.block)] = tuple(fragments_in(item.block.bbox, list(content.fragments)))
+                # running header) still belongs to the block's text; a line
+                # where two blocks' boxes overlap belongs to the first only
+                mine = [f for f in fragments_in(item.block.bbox, list(content.fragments)) if id(f) not in taken]
+                taken.update(map(id, mine))
+                block_fragments[id(item.block)] = tuple(mine)
     return PageLayout(
         page_no=content.page_no,
         printed_page=furniture.printed_page,
+        printed_label=furniture.printed_label,
         items=(),
         leaves=tuple(leaves),
         block_fragments=block_fragments,
@@ -298,6 +349,7 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
                     shape=shape,
                     page_no=lay.page_no,
                     printed_page=lay.printed_page,
+                    printed_label=lay.printed_label,
                     bbox=_rounded(item.bbox),
                     text=text,
                     anchor_segment_id=last_segment,
@@ -339,6 +391,7 @@ def _segment(draft: Draft, number: int, lay: PageLayout, settings: Settings) -> 
         level=draft.level if draft.kind is SegmentKind.HEADING else 0,
         page_no=lay.page_no,
         printed_page=lay.printed_page,
+        printed_label=lay.printed_label,
         bbox=_rounded(draft.bbox),
         source_ref=f"pdf:p{lay.page_no}",
     )

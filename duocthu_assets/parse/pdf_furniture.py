@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .pdf_page import Fragment, PageContent, Rule
 from .pdf_settings import PdfSettings
 
-_DASHES = "-–—"
+_DASHES = "-–—－‐−"  # ASCII, en and em dashes, fullwidth hyphen-minus ("－15 －"), hyphen, minus
 _STANDALONE_PATTERNS = [
     re.compile(rf"^[{_DASHES}(\[]?\s*(?P<n>\d{{1,4}})\s*[{_DASHES})\]]?$"),
     re.compile(r"^(?:page|trang|tr\.|p\.|pg\.?)\s*(?P<n>\d{1,4})(?:\s*(?:/|of|trên|sur)\s*\d{1,4})?$", re.IGNORECASE),
@@ -30,6 +30,7 @@ _ROMAN = re.compile(rf"^[{_DASHES}(\[]?\s*(?P<r>[ivxlc]{{1,7}})\s*[{_DASHES})\]]
 _ROMAN_VALID = re.compile(r"^(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$|^c{1,3}(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
 _DIGITS = re.compile(r"\d+")
+_COUNTER = re.compile(r"^\d{1,4}\s*/\s*\d{1,4}$")  # "12/80"
 _SPACES = re.compile(r"\s+")
 
 
@@ -46,6 +47,10 @@ class PageFurniture:
     furniture: frozenset[int]  # indices into PageContent.fragments
     printed_page: int | None
     printed_label: str
+    kinds: tuple[tuple[int, str], ...] = ()  # (fragment index, FurnitureKind value) for every index in ``furniture``
+
+    def kind_of(self, index: int) -> str:
+        return dict(self.kinds).get(index, "running_header")
 
 
 @dataclass(frozen=True)
@@ -173,6 +178,54 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
     return out
 
 
+def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[int]]:
+    """Per page, the fragments repeated at the same place on most pages,
+    wherever on the page they sit: the same text, digits aside (a page
+    counter, a date), within ``repeat_position_tol`` of the same baseline and
+    the same left, right or centre; on most pages in the top or bottom band,
+    on nearly all (``repeat_anywhere_page_frac``, three at least) elsewhere.
+    Rows of many fragments and cells of ruled tables are never furniture. A browser's ``00:53 6/4/26 about:blank``
+    and ``about:blank 12/80`` print too close to the body for the band rule."""
+    out: list[set[int]] = [set() for _ in pages]
+    if len(pages) < 2:
+        return out
+    need = max(settings.furniture_min_repeats, -(-len(pages) * settings.repeat_min_page_frac // 1))
+    need_anywhere = max(need, 3, -(-len(pages) * settings.repeat_anywhere_page_frac // 1))
+    by_key: dict[str, list[tuple[int, int, tuple[float, float, float, float]]]] = {}
+    for k, page in enumerate(pages):
+        crowded = {i for row in _rows(page.fragments) if len(row) > settings.furniture_max_fragments for i in row}
+        for i, f in enumerate(page.fragments):
+            if len(f.text) > settings.repeat_max_chars or i in crowded or _crossed_by_vertical_rule(f.bbox, page.rules):
+                continue  # a table row, or a cell of a ruled table
+            key = furniture_key(f.text)
+            if len(key.replace("#", "").strip()) >= 2 or _COUNTER.match(f.text.strip()):
+                by_key.setdefault(key, []).append((k, i, f.bbox))
+    tol = settings.repeat_position_tol
+    for key, hits in by_key.items():
+        if len({k for k, _, _ in hits}) < need:
+            continue
+        for k, i, b in hits:
+            same_place = {
+                k2
+                for k2, _, b2 in hits
+                if abs((b[1] + b[3]) - (b2[1] + b2[3])) <= 2 * tol
+                and (abs(b[0] - b2[0]) <= tol or abs(b[2] - b2[2]) <= tol or abs((b[0] + b[2]) - (b2[0] + b2[2])) <= 2 * tol)
+            }
+            band = pages[k].height * settings.furniture_band_frac
+            in_band = b[3] <= band or b[1] >= pages[k].height - band
+            if len(same_place) >= (need if in_band else need_anywhere):
+                out[k].add(i)
+    return out
+
+
+def furniture_kind(page: PageContent, fragment: Fragment) -> str:
+    """How a piece of furniture is recorded: a page label, a running header
+    (top half) or footer (bottom half)."""
+    if parse_page_number(fragment.text) is not None:
+        return "page_label"
+    return "running_header" if fragment.bbox[1] + fragment.bbox[3] < page.height else "running_footer"
+
+
 def detect_furniture(pages: list[PageContent], settings: PdfSettings, body_size: float = 0.0) -> list[PageFurniture]:
     """Per page: which fragments are furniture, and the printed page number.
 
@@ -222,7 +275,14 @@ def detect_furniture(pages: list[PageContent], settings: PdfSettings, body_size:
         if emb is not None and value is not None and value == emb[0].value:
             furniture.update(emb[1].indices)
         out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
-    return out
+    for k, extra in enumerate(repeated_lines(pages, settings)):
+        if extra - out[k].furniture:
+            out[k] = PageFurniture(out[k].page_no, out[k].furniture | extra, out[k].printed_page, out[k].printed_label)
+    return [
+        PageFurniture(f.page_no, f.furniture, f.printed_page, f.printed_label,
+                      tuple((i, furniture_kind(page, page.fragments[i])) for i in sorted(f.furniture)))
+        for page, f in zip(pages, out)
+    ]
 
 
 def _recurrence(pages: list[PageContent], rows_by_page: list[list[BandRow]]) -> dict[tuple[bool, str], set[int]]:
