@@ -92,3 +92,130 @@ def test_math_paper_loses_no_glyph_pymupdf_maps_and_chunks_no_fffd():
     parsed = parsed_corpus(name)
     assert not any("\ufffd" in s.text or UNMAPPED.search(s.text) for s in parsed.segments)
     assert parsed.pages_needing_ocr == []
+
+
+# --- character accounting as a blocking check (item 1) ------------------------------
+
+
+def _browser_print(total: int = 4) -> bytes:
+    """A law printed from a browser: a date stamp and ``about:blank`` above,
+    ``about:blank N/M`` below, set as close to the body as Chrome sets them."""
+    words = ("người sử dụng lao động phải bảo đảm điều kiện làm việc an toàn cho người lao động " * 250).split()
+    doc = pymupdf.open()
+    k = 0
+    for n in range(1, total + 1):
+        page = doc.new_page()
+        page.insert_font(fontname="dv", fontfile=FONT)
+        page.insert_text((20, 16), "00:53 6/4/26", fontname="dv", fontsize=7)
+        page.insert_text((280, 16), "about:blank", fontname="dv", fontsize=7)
+        page.insert_text((20, 834), "about:blank", fontname="dv", fontsize=7)
+        page.insert_text((540, 834), f"{n}/{total}", fontname="dv", fontsize=7)
+        for y in range(28, 820, 13):
+            page.insert_text((40, y), " ".join(words[k : k + 13]), fontname="dv", fontsize=10)
+            k += 13
+    return doc.tobytes()
+
+
+def _rows(data: bytes):
+    from checks.rules import DocumentRows
+    from duocthu_assets.isolation import Outcome
+    from duocthu_assets.stages import parsed_tables
+
+    parsed = parse_document(data, Format.PDF, Settings())
+    tables = parsed_tables("doc.pdf", {"status": "accepted", "format": "pdf", "reason": ""}, Outcome(key="doc.pdf", value=parsed))
+    parsed_row = tables["parsed_documents"].to_pylist()[0]
+    return DocumentRows("doc.pdf", parsed=parsed_row, segments=tables["segments"].to_pylist(), blocks=tables["lifted_blocks"].to_pylist())
+
+
+def test_browser_print_furniture_is_recorded_and_never_in_prose():
+    parsed = parse_document(_browser_print(), Format.PDF, Settings())
+    text = " ".join(s.text for s in parsed.segments)
+    assert "about:blank" not in text and "00:53" not in text and "/4" not in text
+    recorded = {(f.page_no, f.text) for f in parsed.furniture}
+    assert {(n, "about:blank") for n in range(1, 5)} <= recorded
+    assert {(n, f"{n}/4") for n in range(1, 5)} <= recorded
+    assert {(n, "00:53 6/4/26") for n in range(1, 5)} <= recorded
+    assert all(a.accounted and a.furniture > 0 for a in parsed.page_accounts)
+
+
+@pytest.mark.parametrize("decorated", ["－{n} －", "- {n} -", "Page {n} of 12", "Trang {n}/12"])
+def test_decorated_page_numbers_are_furniture(decorated):
+    words = ("người sử dụng lao động phải bảo đảm điều kiện làm việc an toàn cho người lao động " * 60).split()
+    pages = [[" ".join(words[p * 7 + 12 * i : p * 7 + 12 * i + 12]) for i in range(30)] for p in range(4)]
+    parsed = parse_document(_pdf(pages, footer=decorated), Format.PDF, Settings())
+    assert not any(decorated.format(n=n) in s.text for s in parsed.segments for n in range(1, 5))
+    assert [f.kind.value for f in parsed.furniture if f.page_no == 2] == ["page_label"]
+    assert [s.printed_page for s in parsed.segments if s.page_no == 3][0] == 3
+
+
+def test_accounting_rule_passes_on_a_real_parse_and_fails_on_each_kind_of_loss():
+    import dataclasses
+
+    from checks.accounting import every_pdf_character_accounted
+
+    rows = _rows(_browser_print())
+    ok = every_pdf_character_accounted(rows)
+    assert ok.passed, ok.message
+    assert ok.message.startswith("all ") and "in furniture" in ok.message
+
+    # a line dropped unrecorded: fewer characters out than in
+    accounts = [dict(a) for a in rows.parsed["page_accounts"]]
+    accounts[1]["prose"] -= 40
+    accounts[1]["missing"] = 40
+    bad = every_pdf_character_accounted(dataclasses.replace(rows, parsed={**rows.parsed, "page_accounts": accounts}))
+    assert not bad.passed and bad.pages == (2,) and bad.count == 40
+    assert bad.message.startswith("40 character(s) of the text layer unaccounted for on 1 page(s): page 2:")
+
+    # a line in two places (a table's row also left in the prose)
+    accounts = [dict(a) for a in rows.parsed["page_accounts"]]
+    accounts[0]["blocks"] += 25
+    accounts[0]["duplicated"] = 25
+    bad = every_pdf_character_accounted(dataclasses.replace(rows, parsed={**rows.parsed, "page_accounts": accounts}))
+    assert not bad.passed and bad.pages == (1,) and "25 in two" in bad.message
+
+    # the furniture record lost a line
+    furniture = [f for f in rows.parsed["furniture"] if not (f["page_no"] == 3 and f["text"] == "about:blank")]
+    bad = every_pdf_character_accounted(dataclasses.replace(rows, parsed={**rows.parsed, "furniture": furniture}))
+    assert not bad.passed and bad.pages == (3,) and "recorded" in bad.message
+
+    # the segments of a page gone after the parse
+    bad = every_pdf_character_accounted(dataclasses.replace(rows, segments=[s for s in rows.segments if s["page_no"] != 4]))
+    assert not bad.passed and bad.pages == (4,) and "no segment on the page" in bad.message
+
+
+@pytest.mark.slow
+def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypatch):
+    """Through ``duocthu ingest``: a parse whose furniture record lost a line
+    is blocked by every_pdf_character_accounted; the other PDF is indexed."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from duocthu_assets.assets import parsing
+    from duocthu_assets.cli import main
+    from duocthu_assets.storage import table_from_rows
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "a_good.pdf").write_bytes(_browser_print())
+    (inbox / "b_bad.pdf").write_bytes(_browser_print(3))
+    real = parsing.parsed_tables
+
+    def losing_a_footer(doc_id, *args, **kwargs):
+        tables = real(doc_id, *args, **kwargs)
+        if doc_id == "b_bad.pdf":
+            row = tables["parsed_documents"].to_pylist()[0]
+            row["furniture"] = [f for f in row["furniture"] if not (f["page_no"] == 2 and f["text"] == "2/3")]
+            tables["parsed_documents"] = table_from_rows("parsed_documents", [row])
+        return tables
+
+    monkeypatch.setattr(parsing, "parsed_tables", losing_a_footer)
+    report = tmp_path / "r.json"
+    assert main(["ingest", str(inbox), "--warehouse", str(tmp_path / "wh"), "--report", str(report), "--quiet"]) == 1
+    docs = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
+    assert docs["a_good.pdf"]["status"] == "ok", docs
+    assert docs["b_bad.pdf"]["status"] == "blocked"
+    assert docs["b_bad.pdf"]["failed_checks"] == ["every_pdf_character_accounted"]
+    assert "3 character(s) of the text layer unaccounted for on 1 page(s): page 2: 36 furniture characters counted, 33 recorded" in json.dumps(docs["b_bad.pdf"], ensure_ascii=False)
+    indexed = set(pq.read_table(tmp_path / "wh" / "search_index" / "index.parquet").column("doc_id").to_pylist())
+    assert indexed == {"a_good.pdf"}
