@@ -219,3 +219,62 @@ def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypa
     assert "3 character(s) of the text layer unaccounted for on 1 page(s): page 2: 36 furniture characters counted, 33 recorded" in json.dumps(docs["b_bad.pdf"], ensure_ascii=False)
     indexed = set(pq.read_table(tmp_path / "wh" / "search_index" / "index.parquet").column("doc_id").to_pylist())
     assert indexed == {"a_good.pdf"}
+
+
+# --- printed pages that can be trusted (item 5) -------------------------------------
+
+
+def _report(labels: list[str], year_footer: bool = True) -> bytes:
+    """A report whose footer prints the year beside its real page label."""
+    words = ("the survey covers every district and reports the indicators below for each year " * 200).split()
+    doc = pymupdf.open()
+    for n, label in enumerate(labels):
+        page = doc.new_page()
+        page.insert_font(fontname="dv", fontfile=FONT)
+        for i in range(35):
+            page.insert_text((60, 80 + 18 * i), " ".join(words[n * 9 + 11 * i : n * 9 + 11 * i + 11]), fontname="dv", fontsize=10)
+        if year_footer:
+            page.insert_text((60, 800), "2007", fontname="dv", fontsize=8)
+        page.insert_text((500, 800), label, fontname="dv", fontsize=8)
+    return doc.tobytes()
+
+
+def test_a_year_beside_the_page_label_is_not_the_printed_page():
+    parsed = parse_document(_report(["A-41", "A-42", "A-43"]), Format.PDF, Settings())
+    assert parsed.page_labels == ["A-41", "A-42", "A-43"]
+    assert {(s.page_no, s.printed_page, s.printed_label) for s in parsed.segments} == {(1, None, "A-41"), (2, None, "A-42"), (3, None, "A-43")}
+    assert not any("2007" in s.text for s in parsed.segments)  # furniture all the same
+
+
+def test_a_number_is_a_page_number_only_in_a_consistent_sequence():
+    parsed = parse_document(_report(["17", "18", "19"], year_footer=False), Format.PDF, Settings())
+    assert parsed.page_labels == ["17", "18", "19"]
+    assert [s.printed_page for s in parsed.segments if s.page_no == 2][:1] == [18]
+    # numbers whose offset from the physical page changes are not page numbers
+    parsed = parse_document(_report(["17", "3", "40"], year_footer=False), Format.PDF, Settings())
+    assert parsed.page_labels == ["", "", ""]
+    # a lone year on a one-page document is not a page number either
+    parsed = parse_document(_report(["2019"], year_footer=False), Format.PDF, Settings())
+    assert parsed.page_labels == [""] and parsed.segments[0].printed_page is None
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    "name, labels",
+    [
+        ("pdfminer__pagelabels.pdf", ["iii", "iv", "1", "2", "1"]),
+        ("pdfjs__issue14847_fop_roman_labels.pdf", ["i", "ii", "iii", "iv", "1", "2"]),
+    ],
+)
+def test_the_pdfs_own_page_labels_win(name, labels):
+    parsed = parsed_corpus(name)
+    assert parsed.page_labels == labels
+    for s in parsed.segments:
+        assert s.printed_label == labels[s.page_no - 1]
+        assert s.printed_page == (int(s.printed_label) if s.printed_label.isdigit() else None)
+
+
+@pytest.mark.corpus
+def test_federal_register_page_numbers_form_a_sequence():
+    parsed = parsed_corpus("pdfplumber__federal-register-2020-17221.pdf")
+    assert parsed.page_labels == [str(47697 + n) for n in range(1, 16)]

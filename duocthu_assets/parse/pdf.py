@@ -76,6 +76,7 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             pages.append(content)
         page_count = doc.page_count
         repaired = bool(getattr(doc, "is_repaired", False))
+        own_labels = own_page_labels(doc)
     finally:
         doc.close()
     if damaged:
@@ -87,7 +88,7 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         )
     read_seconds = time.perf_counter() - clock
     body_size = body_font_size(pages)
-    furniture = detect_furniture(pages, ps, body_size)
+    furniture = detect_furniture(pages, ps, body_size, own_labels)
     clock = time.perf_counter()
     layouts = [layout_page(p, f, ps, body_size) for p, f in zip(pages, furniture)]
     layout_seconds = time.perf_counter() - clock
@@ -171,6 +172,17 @@ def account_page(content: PageContent, furniture: PageFurniture, layout: PageLay
     duplicated = sum(len(w.text) * (places[id(w)] - 1) for w in content.words if places.get(id(w), 0) > 1)
     account = PageAccount(content.page_no, content.chars, prose, blocks, furn, content.unmapped, missing, duplicated)
     return account, lines
+
+
+def own_page_labels(doc) -> list[str] | None:
+    """The label of every page from the PDF's own ``/PageLabels`` (``xii``,
+    ``A-42``), or None when the document declares none."""
+    try:
+        if not doc.get_page_labels():
+            return None
+        return [page.get_label() or "" for page in doc]
+    except Exception:  # noqa: BLE001 - a malformed /PageLabels tree: read the printed numbers instead
+        return None
 
 
 # --- one page ---------------------------------------------------------------------------

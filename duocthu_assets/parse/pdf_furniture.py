@@ -22,10 +22,11 @@ from .pdf_settings import PdfSettings
 
 _DASHES = "-–—－‐−"  # ASCII, en and em dashes, fullwidth hyphen-minus ("－15 －"), hyphen, minus
 _STANDALONE_PATTERNS = [
-    re.compile(rf"^[{_DASHES}(\[]?\s*(?P<n>\d{{1,4}})\s*[{_DASHES})\]]?$"),
+    re.compile(rf"^[{_DASHES}(\[]?\s*(?P<n>\d{{1,6}})\s*[{_DASHES})\]]?$"),  # 47698: accepted only in a sequence
     re.compile(r"^(?:page|trang|tr\.|p\.|pg\.?)\s*(?P<n>\d{1,4})(?:\s*(?:/|of|trên|sur)\s*\d{1,4})?$", re.IGNORECASE),
     re.compile(r"^(?P<n>\d{1,4})\s*(?:/|of|trên)\s*\d{1,4}$", re.IGNORECASE),
 ]
+_PREFIXED = re.compile(rf"^(?P<p>[A-Z]{{1,2}}[{_DASHES}.])\s?(?P<n>\d{{1,4}})$")  # "A-42": an appendix's pages
 _ROMAN = re.compile(rf"^[{_DASHES}(\[]?\s*(?P<r>[ivxlc]{{1,7}})\s*[{_DASHES})\]]?$", re.IGNORECASE)  # front matter: no d, m
 _ROMAN_VALID = re.compile(r"^(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$|^c{1,3}(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
@@ -72,6 +73,9 @@ def parse_page_number(text: str) -> PageNumber | None:
     m = _ROMAN.match(text)
     if m and _ROMAN_VALID.match(m.group("r").lower()):
         return PageNumber(None, m.group("r"), True)
+    m = _PREFIXED.match(text)
+    if m:
+        return PageNumber(None, f"{m.group('p')}{m.group('n')}", True)
     return None
 
 
@@ -184,7 +188,9 @@ def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[
     counter, a date), within ``repeat_position_tol`` of the same baseline and
     the same left, right or centre; on most pages in the top or bottom band,
     on nearly all (``repeat_anywhere_page_frac``, three at least) elsewhere.
-    Rows of many fragments and cells of ruled tables are never furniture. A browser's ``00:53 6/4/26 about:blank``
+    Rows of many fragments and cells of ruled tables are never furniture,
+    nor are the lines of a page that repeats more than ``repeat_max_rows``
+    rows of another. A browser's ``00:53 6/4/26 about:blank``
     and ``about:blank 12/80`` print too close to the body for the band rule."""
     out: list[set[int]] = [set() for _ in pages]
     if len(pages) < 2:
@@ -215,6 +221,10 @@ def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[
             in_band = b[3] <= band or b[1] >= pages[k].height - band
             if len(same_place) >= (need if in_band else need_anywhere):
                 out[k].add(i)
+    for k, page in enumerate(pages):
+        rows = {round((page.fragments[i].bbox[1] + page.fragments[i].bbox[3]) / 2 / tol) for i in out[k]}
+        if len(rows) > settings.repeat_max_rows:
+            out[k] = set()  # a page repeated line by line (a form, a template, numbered lines) is content
     return out
 
 
@@ -226,13 +236,18 @@ def furniture_kind(page: PageContent, fragment: Fragment) -> str:
     return "running_header" if fragment.bbox[1] + fragment.bbox[3] < page.height else "running_footer"
 
 
-def detect_furniture(pages: list[PageContent], settings: PdfSettings, body_size: float = 0.0) -> list[PageFurniture]:
+def detect_furniture(
+    pages: list[PageContent], settings: PdfSettings, body_size: float = 0.0, own_labels: list[str] | None = None
+) -> list[PageFurniture]:
     """Per page: which fragments are furniture, and the printed page number.
 
     A band row is furniture when it carries the page number, recurs on other
     pages, or heads the page set smaller than the body and ruled off from it
     (a running head naming the monograph on that page only; a footnote ruled
-    off at the foot of the page is content)."""
+    off at the foot of the page is content), or is repeated at the same place
+    on most pages (:func:`repeated_lines`). The printed page comes from the
+    PDF's own ``/PageLabels`` (``own_labels``) when it has them, else from
+    :func:`resolve_page_numbers`."""
     rows_by_page = [band_rows(p, settings) for p in pages]
     seen = _recurrence(pages, rows_by_page)
     min_repeats = settings.furniture_min_repeats
@@ -240,40 +255,33 @@ def detect_furniture(pages: list[PageContent], settings: PdfSettings, body_size:
     def recurring(page: PageContent, row: BandRow) -> bool:
         return any(len(seen.get((row.top, furniture_key(page.fragments[i].text)), ())) >= min_repeats for i in row.indices)
 
-    standalone: list[PageNumber | None] = []
-    embedded: list[tuple[PageNumber, BandRow] | None] = []
-    for page, rows in zip(pages, rows_by_page):
-        chosen: PageNumber | None = None
+    repeated = repeated_lines(pages, settings)
+    candidates: list[list[tuple[PageNumber, frozenset[int]]]] = []
+    for page, rows, extra in zip(pages, rows_by_page, repeated):
+        found: list[tuple[PageNumber, frozenset[int]]] = []
+        band = {i for row in rows for i in row.indices}
+        for i in sorted(band | extra):
+            n = parse_page_number(page.fragments[i].text)
+            if n is not None:
+                found.append((n, frozenset([i])))
         for row in rows:
-            for i in row.indices:
-                n = parse_page_number(page.fragments[i].text)
-                if n is not None and (chosen is None or (chosen.value is None and n.value is not None)):
-                    chosen = n
-        standalone.append(chosen)
-        candidate = None
-        if chosen is None:
-            # "Running title ... 9": a number opening or closing the outermost row
-            for row in rows:
-                if not row.outermost:
-                    continue
+            if row.outermost:
+                # "Running title ... 9": a number opening or closing the outermost row
                 for i in row.indices:
                     n = embedded_page_number(page.fragments[i].text)
                     if n is not None:
-                        candidate = (n, row)
-                        break
-                if candidate:
-                    break
-        embedded.append(candidate)
-    values = _resolve_numbers(pages, standalone, [e[0] if e else None for e in embedded])
+                        found.append((n, frozenset(row.indices)))
+        candidates.append(found)
+    chosen = resolve_page_numbers(pages, candidates, own_labels)
     out = []
-    for page, rows, emb, (value, label) in zip(pages, rows_by_page, embedded, values):
+    for page, rows, pick in zip(pages, rows_by_page, chosen):
         furniture: set[int] = set()
         for row in rows:
             small_ruled = row.top and row.ruled and body_size > 0 and all(page.fragments[i].size < settings.small_head_ratio * body_size for i in row.indices)
             if small_ruled or any(parse_page_number(page.fragments[i].text) for i in row.indices) or recurring(page, row):
                 furniture.update(row.indices)
-        if emb is not None and value is not None and value == emb[0].value:
-            furniture.update(emb[1].indices)
+        value, label, where = pick
+        furniture.update(where)
         out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
     for k, extra in enumerate(repeated_lines(pages, settings)):
         if extra - out[k].furniture:
@@ -297,39 +305,98 @@ def _recurrence(pages: list[PageContent], rows_by_page: list[list[BandRow]]) -> 
     return seen
 
 
-def _resolve_numbers(pages, standalone, embedded) -> list[tuple[int | None, str]]:
-    """Choose each page's printed number: standalone numbers first; embedded
-    ones when another page confirms their offset (or the document has one
-    page); gaps filled only between two pages that agree on the offset."""
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+_YEARS = range(1900, 2101)
+MAX_LONE_PAGE_DIGITS = 4  # a one-page document's lone number is a page number up to this many digits
+
+
+def roman_value(text: str) -> int:
+    total, prev = 0, 0
+    for c in reversed(text.lower()):
+        v = _ROMAN_VALUES[c]
+        total = total - v if v < prev else total + v
+        prev = max(prev, v)
+    return total
+
+
+def roman_text(n: int, upper: bool = False) -> str:
+    out = ""
+    for v, r in ((100, "c"), (90, "xc"), (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+        while n >= v:
+            out, n = out + r, n - v
+    return out.upper() if upper else out
+
+
+def series_of(n: PageNumber) -> tuple[str, int]:
+    """The numbering a page number belongs to and its place in it: arabic
+    (``""``), roman (``"roman"``/``"ROMAN"``) or a prefix (``"A-"``)."""
+    if n.value is not None:
+        return "", n.value
+    m = _PREFIXED.match(n.label)
+    if m:
+        return m.group("p"), int(m.group("n"))
+    return ("ROMAN" if n.label.isupper() else "roman"), roman_value(n.label)
+
+
+def label_in(series: str, number: int) -> str:
+    if series == "":
+        return str(number)
+    if series in ("roman", "ROMAN"):
+        return roman_text(number, series == "ROMAN") if number > 0 else ""
+    return f"{series}{number}"
+
+
+def resolve_page_numbers(
+    pages: list[PageContent], candidates: list[list[tuple[PageNumber, frozenset[int]]]], own_labels: list[str] | None = None
+) -> list[tuple[int | None, str, frozenset[int]]]:
+    """Each page's (printed page, printed label, fragments that print it).
+
+    The PDF's own ``/PageLabels`` win when present. Otherwise a number found
+    in the furniture is accepted only when it forms a consistent sequence with
+    the physical pages: another page carries a number of the same series at
+    the same offset from its physical page, or the number is the physical
+    page itself; a one-page document's lone number is accepted when it is
+    not a year. A year, a document number or a date printed on every page
+    changes its offset from page to page and is never a page number. Pages
+    between two that agree on the offset get it too."""
     n = len(pages)
-    offsets: dict[int, int] = {}
-    labels: dict[int, str] = {}
-    for k, num in enumerate(standalone):
-        if num is not None:
-            labels[k] = num.label
-            if num.value is not None:
-                offsets[k] = num.value - pages[k].page_no
-    confirmed = set(offsets.values())
-    emb_offsets = [e.value - pages[k].page_no if e is not None and e.value is not None else None for k, e in enumerate(embedded)]
-    for k, e in enumerate(embedded):
-        if k in labels or e is None or emb_offsets[k] is None:
-            continue
-        others = [o for j, o in enumerate(emb_offsets) if j != k and o is not None and standalone[j] is None]
-        if n == 1 or emb_offsets[k] in confirmed or emb_offsets[k] in others:
-            offsets[k] = emb_offsets[k]
-            labels[k] = e.label
-    result: list[tuple[int | None, str]] = []
+    if own_labels and any(own_labels):
+        out = []
+        for page, label, found in zip(pages, own_labels, candidates):
+            where = frozenset(i for num, idx in found if num.label == label or label.endswith(num.label) for i in idx)
+            out.append((int(label) if label.isdigit() else None, label, where))
+        return out
+    runs: dict[tuple[str, int], set[int]] = {}
+    for k, found in enumerate(candidates):
+        for num, _ in found:
+            series, number = series_of(num)
+            runs.setdefault((series, number - pages[k].page_no), set()).add(k)
+    accepted: dict[int, tuple[str, int, PageNumber, frozenset[int]]] = {}
+    for k, found in enumerate(candidates):
+        best = None
+        for num, idx in found:
+            series, number = series_of(num)
+            offset = number - pages[k].page_no
+            support = len(runs[(series, offset)])
+            lone = n == 1 and num.standalone and (series != "" or (len(num.label) <= MAX_LONE_PAGE_DIGITS and number not in _YEARS))
+            if support >= 2 or (offset == 0 and num.standalone) or lone:
+                rank = (num.standalone, support, series == "")
+                if best is None or rank > best[0]:
+                    best = (rank, (series, offset, num, idx))
+        if best is not None:
+            accepted[k] = best[1]
+    out: list[tuple[int | None, str, frozenset[int]]] = []
     for k in range(n):
-        if k in offsets:
-            result.append((pages[k].page_no + offsets[k], labels[k]))
-        elif k in labels:
-            result.append((None, labels[k]))
+        if k in accepted:
+            series, offset, num, idx = accepted[k]
+            out.append((num.value if series == "" else None, num.label, idx))
+            continue
+        before = max((j for j in accepted if j < k), default=None)
+        after = min((j for j in accepted if j > k), default=None)
+        if before is not None and after is not None and accepted[before][:2] == accepted[after][:2]:
+            series, offset = accepted[before][:2]
+            number = pages[k].page_no + offset
+            out.append((number if series == "" else None, label_in(series, number), frozenset()))
         else:
-            before = max((j for j in offsets if j < k), default=None)
-            after = min((j for j in offsets if j > k), default=None)
-            if before is not None and after is not None and offsets[before] == offsets[after]:
-                value = pages[k].page_no + offsets[before]
-                result.append((value, str(value)))
-            else:
-                result.append((None, ""))
-    return result
+            out.append((None, "", frozenset()))
+    return out

@@ -22,6 +22,7 @@ LONE_NUMBER_GAP_EM = 0.2  # a lone page number at the very edge of the page need
 REPEAT_MIN_PAGE_FRAC = 0.5  # a line repeated at the same place on this share of the pages is furniture, wherever it sits
 REPEAT_ANYWHERE_PAGE_FRAC = 0.8  # ... outside the top/bottom band, on this share (and three pages at least)
 REPEAT_POSITION_TOL = 3.0  # ... at the same baseline and left, right or centre within this many points
+REPEAT_MAX_ROWS = 4  # ... and only while a page has at most this many such rows (two above, two below)
 REPEAT_MAX_CHARS = 120  # ... and no longer than this (a repeated paragraph is not a header)
 SMALL_HEAD_RATIO = 0.95  # a ruled-off top row set smaller than this times the body size is a running head
 
@@ -82,6 +83,7 @@ class PdfSettings:
     repeat_anywhere_page_frac: float = REPEAT_ANYWHERE_PAGE_FRAC
     repeat_position_tol: float = REPEAT_POSITION_TOL
     repeat_max_chars: int = REPEAT_MAX_CHARS
+    repeat_max_rows: int = REPEAT_MAX_ROWS
     fragment_gap_em: float = FRAGMENT_GAP_EM
     paragraph_gap_em: float = PARAGRAPH_GAP_EM
     indent_em: float = INDENT_EM
@@ -130,7 +132,7 @@ class PdfSettings:
         for name in (
             "furniture_min_repeats", "furniture_max_fragments", "furniture_max_rows", "heading_max_words", "heading_max_lines",
             "column_min_lines", "prose_row_min_words", "ocr_min_chars", "figure_min_graphics", "fraction_side_max_words",
-            "vector_text_min_paths", "repeat_max_chars",
+            "vector_text_min_paths", "repeat_max_chars", "repeat_max_rows",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} {getattr(self, name)} must be at least 1")
