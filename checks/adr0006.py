@@ -296,6 +296,7 @@ def descriptor_with_unverified_columns(rows: DocumentRows) -> RuleResult:
             block["kind"],
             block.get("printed_page"),
             block["page_no"],
+            block.get("printed_label") or "",
         )
         if chunk["text"] not in allowed:
             bad.append(chunk)
@@ -323,7 +324,7 @@ def descriptor_range_not_attachment_page(rows: DocumentRows) -> RuleResult:
             continue
         which, number = named
         if which == "printed":
-            ok = attachment.get("printed_page") == number
+            ok = attachment.get("printed_page") == number if isinstance(number, int) else attachment.get("printed_label") == number
         else:
             ok = attachment.get("printed_page") is None and attachment.get("physical_page") == number
         if not ok:

@@ -278,3 +278,22 @@ def test_the_pdfs_own_page_labels_win(name, labels):
 def test_federal_register_page_numbers_form_a_sequence():
     parsed = parsed_corpus("pdfplumber__federal-register-2020-17221.pdf")
     assert parsed.page_labels == [str(47697 + n) for n in range(1, 16)]
+
+
+def test_descriptor_names_a_page_by_its_printed_label_and_the_check_reads_it_back():
+    from checks.adr0006 import descriptor_range_not_attachment_page
+    from checks.rules import DocumentRows
+    from duocthu_assets.chunking.descriptors import describe_block, page_reference
+
+    text = describe_block("REPORT", "Annex", "table", None, 44, "en", "A-42")
+    assert text == "REPORT — Annex — table, printed page A-42."
+    assert page_reference(text) == ("printed", "A-42")
+    assert describe_block("X", "", "table", 12, 14, "vi", "12") == "X — bảng, trang in 12."
+
+    def rows(label: str) -> DocumentRows:
+        attachment = {"block_id": "p0044-t1", "physical_page": 44, "printed_page": None, "printed_label": label}
+        chunk = {"chunk_id": "d:annex:block:p0044-t1", "chunk_kind": "block_descriptor", "text": text, "attachments": [attachment], "regions": []}
+        return DocumentRows("d", chunks=[chunk])
+
+    assert descriptor_range_not_attachment_page(rows("A-42")).passed
+    assert not descriptor_range_not_attachment_page(rows("A-43")).passed

@@ -129,7 +129,7 @@ def place_blocks_on_chunks(
 
 
 def _descriptor(block: LiftedBlock, attachment: ChunkAttachment, language: str) -> _Draft:
-    text = describe_block(block.entry_title, block.section_title, block.kind, block.printed_page, block.page_no, language)
+    text = describe_block(block.entry_title, block.section_title, block.kind, block.printed_page, block.page_no, language, block.printed_label)
     return _Draft(
         kind=ChunkKind.BLOCK_DESCRIPTOR,
         text=text,
