@@ -297,3 +297,34 @@ def test_descriptor_names_a_page_by_its_printed_label_and_the_check_reads_it_bac
 
     assert descriptor_range_not_attachment_page(rows("A-42")).passed
     assert not descriptor_range_not_attachment_page(rows("A-43")).passed
+
+
+# --- reading order with rotated and vertical text (item 3) ---------------------------
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    "name, stamp",
+    [
+        ("grobid__0908.0054v1_arxiv_revtex.pdf", "arXiv:0908.0054v1 [astro-ph.CO] 1 Aug 2009"),
+        ("papermage__2202.00535v1_aaai.pdf", "arXiv:2202.00535v1 [cs.CL] 1 Feb 2022"),
+        ("unstructured__multi-column_dpr.pdf", "arXiv:2004.04906v3 [cs.CL] 30 Sep 2020"),
+    ],
+)
+def test_arxiv_margin_stamp_is_furniture_never_in_prose(name, stamp):
+    parsed = parsed_corpus(name)
+    assert [(f.page_no, f.kind.value) for f in parsed.furniture if f.text == stamp] == [(1, "margin_stamp")]
+    assert not any(stamp.split()[0] in s.text for s in parsed.segments)
+
+
+@pytest.mark.corpus
+def test_vertical_axis_title_is_its_own_segment():
+    parsed = parsed_corpus("unstructured__multi-column_dpr.pdf")
+    assert [s.text for s in parsed.segments if s.page_no == 5 and "Top-k accuracy" in s.text] == ["Top-k accuracy (%)"]
+
+
+@pytest.mark.corpus
+def test_typesetters_job_line_and_margin_stamp_are_furniture():
+    parsed = parsed_corpus("pdfplumber__federal-register-2020-17221.pdf")
+    assert not any("VerDate" in s.text or "DSKJLSW7X2PROD" in s.text for s in parsed.segments)
+    assert {f.page_no for f in parsed.furniture if f.kind.value == "margin_stamp" and "DSKJLSW7X2PROD" in f.text} == set(range(1, 16))

@@ -29,7 +29,7 @@ from ..textnorm import normalize_block
 from .errors import ParseFailed
 from .pdf_blocks import BlockCandidate, Drawings, bar_fragments, find_rule_blocks, fragments_in, text_rows
 from .pdf_engine import open_pdf, take_stream_errors
-from .pdf_furniture import PageFurniture, detect_furniture
+from .pdf_furniture import PageFurniture, detect_furniture, is_rotated
 from .pdf_geometry import BBox, center, contains_point
 from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
@@ -49,6 +49,7 @@ class PageLayout:
     block_fragments: dict[int, tuple[Fragment, ...]]  # id(candidate) → the fragments it lifts
     needs_ocr: bool
     rule_scan: bool = False  # the rule-based finders ran (the page draws lines)
+    across: tuple[Fragment, ...] = ()  # vertical lines of the body, each its own paragraph after the page's prose
     rule_seconds: float = 0.0
 
 
@@ -232,7 +233,10 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     """Lift the page's blocks and put the rest in reading order (paragraphs
     are made later, once the document's line spacing is known)."""
     furniture_frags = [f for i, f in enumerate(content.fragments) if i in furniture.furniture]
-    body = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture]
+    body = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture and not is_rotated(f)]
+    # vertical lines inside the page (a rotated table label, an axis title): their own
+    # paragraphs after the page's prose, never interleaved with horizontal lines
+    across = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture and is_rotated(f)]
     started = time.perf_counter()
     rules = usable_rules(content, body, furniture_frags)
     # gate: the rule-based finders only run on a page that draws lines (or types a fraction bar)
@@ -245,6 +249,8 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     leaves = order_page(remaining, lifted, settings, body_size, drawings)
     block_fragments: dict[int, tuple[Fragment, ...]] = {}
     taken: set[int] = set()
+    lifted_all = [item.block for leaf in leaves for item in leaf.items if item.block is not None]
+    across = [f for f in across if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted_all)]
     for leaf in leaves:
         for item in leaf.items:
             if item.block is not None:
@@ -261,7 +267,8 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
         items=(),
         leaves=tuple(leaves),
         block_fragments=block_fragments,
-        needs_ocr=needs_ocr(content, body, settings),
+        needs_ocr=needs_ocr(content, body + across, settings),
+        across=tuple(across),
         rule_scan=rule_blocks is not None,
         rule_seconds=rule_seconds,
     )
@@ -271,6 +278,7 @@ def with_paragraphs(layout: PageLayout, settings: PdfSettings, line_gap: float) 
     items: list[Para | BlockCandidate] = []
     for leaf in layout.leaves:
         items += split_paragraphs(leaf_paragraphs(layout.page_no, leaf), leaf, settings, line_gap)
+    items += [Para(layout.page_no, ((f,),), f.bbox) for f in layout.across]
     return dataclasses.replace(layout, items=tuple(items))
 
 

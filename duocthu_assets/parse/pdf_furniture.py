@@ -108,7 +108,8 @@ def band_rows(page: PageContent, settings: PdfSettings) -> list[BandRow]:
 
 
 def _rows(frags: tuple[Fragment, ...]) -> list[list[int]]:
-    order = sorted(range(len(frags)), key=lambda i: (frags[i].bbox[1], frags[i].bbox[0]))
+    """Fragments on one baseline, top to bottom (vertical lines are in no row)."""
+    order = sorted((i for i in range(len(frags)) if not is_rotated(frags[i])), key=lambda i: (frags[i].bbox[1], frags[i].bbox[0]))
     rows: list[list[int]] = []
     row_box = None
     for i in order:
@@ -199,10 +200,9 @@ def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[
     need_anywhere = max(need, 3, -(-len(pages) * settings.repeat_anywhere_page_frac // 1))
     by_key: dict[str, list[tuple[int, int, tuple[float, float, float, float]]]] = {}
     for k, page in enumerate(pages):
-        crowded = {i for row in _rows(page.fragments) if len(row) > settings.furniture_max_fragments for i in row}
         for i, f in enumerate(page.fragments):
-            if len(f.text) > settings.repeat_max_chars or i in crowded or _crossed_by_vertical_rule(f.bbox, page.rules):
-                continue  # a table row, or a cell of a ruled table
+            if len(f.text) > settings.repeat_max_chars or is_rotated(f) or _crossed_by_vertical_rule(f.bbox, page.rules):
+                continue  # a paragraph, or a cell of a ruled table
             key = furniture_key(f.text)
             if len(key.replace("#", "").strip()) >= 2 or _COUNTER.match(f.text.strip()):
                 by_key.setdefault(key, []).append((k, i, f.bbox))
@@ -222,15 +222,35 @@ def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[
             if len(same_place) >= (need if in_band else need_anywhere):
                 out[k].add(i)
     for k, page in enumerate(pages):
+        for row in _rows(page.fragments):
+            if len(row) > settings.furniture_max_fragments and not all(i in out[k] for i in row):
+                out[k].difference_update(row)  # a table row with a repeated cell (a date column) is not furniture
         rows = {round((page.fragments[i].bbox[1] + page.fragments[i].bbox[3]) / 2 / tol) for i in out[k]}
         if len(rows) > settings.repeat_max_rows:
             out[k] = set()  # a page repeated line by line (a form, a template, numbered lines) is content
     return out
 
 
+def is_rotated(fragment: Fragment) -> bool:
+    return bool(fragment.words) and fragment.words[0].rotated
+
+
+def margin_stamps(page: PageContent) -> set[int]:
+    """Vertical lines standing in a side margin, clear of the page's
+    horizontal text (an arXiv identifier, a typesetter's job line)."""
+    flat = [f.bbox for f in page.fragments if not is_rotated(f)]
+    if not flat:
+        return set()
+    left = min(b[0] for b in flat)
+    right = max(b[2] for b in flat)
+    return {i for i, f in enumerate(page.fragments) if is_rotated(f) and (f.bbox[2] <= left + 1 or f.bbox[0] >= right - 1)}
+
+
 def furniture_kind(page: PageContent, fragment: Fragment) -> str:
-    """How a piece of furniture is recorded: a page label, a running header
-    (top half) or footer (bottom half)."""
+    """How a piece of furniture is recorded: a margin stamp, a page label, a
+    running header (top half) or footer (bottom half)."""
+    if is_rotated(fragment):
+        return "margin_stamp"
     if parse_page_number(fragment.text) is not None:
         return "page_label"
     return "running_header" if fragment.bbox[1] + fragment.bbox[3] < page.height else "running_footer"
@@ -283,7 +303,9 @@ def detect_furniture(
         value, label, where = pick
         furniture.update(where)
         out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
-    for k, extra in enumerate(repeated_lines(pages, settings)):
+    for k, page in enumerate(pages):
+        repeated[k] |= margin_stamps(page)
+    for k, extra in enumerate(repeated):
         if extra - out[k].furniture:
             out[k] = PageFurniture(out[k].page_no, out[k].furniture | extra, out[k].printed_page, out[k].printed_label)
     return [

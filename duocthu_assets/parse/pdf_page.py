@@ -53,6 +53,7 @@ class Word(NamedTuple):
     bold: bool
     italic: bool
     line_id: int  # the MuPDF line it came from, unique on its page
+    rotated: bool = False  # its line runs across the page's reading direction (a vertical margin stamp)
 
 
 class Fragment(NamedTuple):
@@ -166,20 +167,29 @@ def unrotated_size(page) -> tuple[float, float]:
     return abs(r.width), abs(r.height)
 
 
-def reading_matrix(page_dict: dict, width: float, height: float):
-    """The quarter turn (and shift) taking the unrotated page, where MuPDF
-    reports text, to reading orientation: the direction most characters run
-    in becomes left to right. None when the text already runs that way."""
+def _direction(line: dict) -> tuple[int, int]:
+    dx, dy = line.get("dir", (1, 0))
+    return (1, 0) if abs(dx) >= abs(dy) and dx > 0 else (-1, 0) if abs(dx) >= abs(dy) else (0, 1) if dy > 0 else (0, -1)
+
+
+def reading_direction(page_dict: dict) -> tuple[int, int]:
+    """The direction most characters of the page run in."""
     weight = {(1, 0): 0, (0, 1): 0, (0, -1): 0, (-1, 0): 0}
     for block in page_dict["blocks"]:
         if block.get("type", 0) != 0:
             continue
         for line in block["lines"]:
-            dx, dy = line.get("dir", (1, 0))
-            key = (1, 0) if abs(dx) >= abs(dy) and dx > 0 else (-1, 0) if abs(dx) >= abs(dy) else (0, 1) if dy > 0 else (0, -1)
-            weight[key] += sum(len(sp["text"]) for sp in line["spans"])
+            weight[_direction(line)] += sum(len(sp["text"]) for sp in line["spans"])
     direction = max(weight, key=lambda k: (weight[k], k == (1, 0)))
-    if direction == (1, 0) or weight[direction] <= weight[(1, 0)]:
+    return (1, 0) if weight[direction] <= weight[(1, 0)] else direction
+
+
+def reading_matrix(page_dict: dict, width: float, height: float):
+    """The quarter turn (and shift) taking the unrotated page, where MuPDF
+    reports text, to reading orientation: the direction most characters run
+    in becomes left to right. None when the text already runs that way."""
+    direction = reading_direction(page_dict)
+    if direction == (1, 0):
         return None
     if direction == (0, 1):  # text runs down the page: turn a quarter clockwise back
         return pymupdf.Matrix(0, -1, 1, 0, 0, width)
@@ -195,6 +205,8 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
     dropped)."""
     line_spans: list[tuple[list[float], list[tuple[float, bool, bool]]]] = []
     line_index: dict[tuple[int, int], int] = {}
+    across: set[int] = set()  # lines running across the page's reading direction
+    direction = reading_direction(page_dict)
     style_cache: dict[tuple[str, int, float], tuple[float, bool, bool]] = {}
     block_no = -1
     for block in page_dict["blocks"]:
@@ -212,6 +224,8 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
                 starts.append(span["bbox"][0])
                 styles.append(style)
             line_index[(block_no, line_no)] = len(line_spans)
+            if _direction(line) != direction and abs(line.get("dir", (1, 0))[0]) < 0.5:
+                across.add(len(line_spans))  # a quarter turn from the text: vertical (slanted text stays)
             line_spans.append((starts, styles))
     words: list[Word] = []
     unmapped = 0
@@ -232,7 +246,7 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
         if size <= 0:
             size = max(y1 - y0, 1.0) / 1.2
         box = (x0, y0, x1, y1) if matrix is None else _transform((x0, y0, x1, y1), matrix)
-        words.append(Word(text, box, size, bold, italic, lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no))
+        words.append(Word(text, box, size, bold, italic, lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no, lid in across))
     return words, unmapped
 
 
@@ -246,6 +260,9 @@ def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragmen
         by_line.setdefault(w.line_id, []).append(w)
     fragments: list[Fragment] = []
     for lid, line_words in by_line.items():
+        if line_words[0].rotated:
+            fragments.append(make_fragment(line_words, lid))  # a vertical line is one fragment, read along its run
+            continue
         run: list[Word] = [line_words[0]]
         for w in line_words[1:]:
             prev = run[-1]
