@@ -186,7 +186,8 @@ def test_accounting_rule_passes_on_a_real_parse_and_fails_on_each_kind_of_loss()
 @pytest.mark.slow
 def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypatch):
     """Through ``duocthu ingest``: a parse whose furniture record lost a line
-    is blocked by every_pdf_character_accounted; the other PDF is indexed."""
+    is blocked by every_pdf_character_accounted, a page of unmapped glyphs by
+    no_pages_need_ocr; the good PDF is indexed."""
     import json
 
     import pyarrow.parquet as pq
@@ -199,6 +200,8 @@ def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypa
     inbox.mkdir()
     (inbox / "a_good.pdf").write_bytes(_browser_print())
     (inbox / "b_bad.pdf").write_bytes(_browser_print(3))
+    broken = ["\ufffd\ufffd\ufffd \ufffd\ufffd\ufffd lo \ufffd\ufffd\ufffd\ufffd" for _ in range(20)]
+    (inbox / "c_broken.pdf").write_bytes(_pdf([[LINE.format(i) for i in range(20)], broken]))
     real = parsing.parsed_tables
 
     def losing_a_footer(doc_id, *args, **kwargs):
@@ -217,6 +220,10 @@ def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypa
     assert docs["b_bad.pdf"]["status"] == "blocked"
     assert docs["b_bad.pdf"]["failed_checks"] == ["every_pdf_character_accounted"]
     assert "3 character(s) of the text layer unaccounted for on 1 page(s): page 2: 36 furniture characters counted, 33 recorded" in json.dumps(docs["b_bad.pdf"], ensure_ascii=False)
+    # a broken text layer is named by the blocking check like a page needing OCR
+    assert docs["c_broken.pdf"]["status"] == "blocked"
+    assert docs["c_broken.pdf"]["failed_checks"] == ["no_pages_need_ocr"]
+    assert "glyphs without a Unicode mapping) and need OCR: 2" in json.dumps(docs["c_broken.pdf"], ensure_ascii=False)
     indexed = set(pq.read_table(tmp_path / "wh" / "search_index" / "index.parquet").column("doc_id").to_pylist())
     assert indexed == {"a_good.pdf"}
 

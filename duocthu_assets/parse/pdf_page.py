@@ -38,6 +38,9 @@ TEXT_FLAGS = (
 # a Unicode mapping, private-use code points (a font's own symbols), and
 # control characters (raw codes). Counted per page and left out of the text.
 UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+MAX_ACROSS_FRAC = 0.1  # vertical lines up to this share of a page's text are stamps or labels, read apart
+MARGIN_FRAC = 0.12  # ... and any number in the outer 12% of the page's width beside the text are margin stamps
+MAX_MARGIN_LINES = 4  # ... up to this many of them (more is a sideways table)
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demibold", ",b")
 _ITALIC_NAMES = ("italic", "oblique", ",i")
 
@@ -206,6 +209,9 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
     line_spans: list[tuple[list[float], list[tuple[float, bool, bool]]]] = []
     line_index: dict[tuple[int, int], int] = {}
     across: set[int] = set()  # lines running across the page's reading direction
+    total_chars = 0
+    across_lines: list[tuple[int, tuple, int]] = []
+    flat_x0, flat_x1 = float("inf"), float("-inf")
     direction = reading_direction(page_dict)
     style_cache: dict[tuple[str, int, float], tuple[float, bool, bool]] = {}
     block_no = -1
@@ -224,9 +230,27 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
                 starts.append(span["bbox"][0])
                 styles.append(style)
             line_index[(block_no, line_no)] = len(line_spans)
+            chars = sum(len(sp["text"].strip()) for sp in line["spans"])
+            total_chars += chars
             if _direction(line) != direction and abs(line.get("dir", (1, 0))[0]) < 0.5:
                 across.add(len(line_spans))  # a quarter turn from the text: vertical (slanted text stays)
+                across_lines.append((len(line_spans), line["bbox"], chars))
+            elif _direction(line) == direction:
+                flat_x0, flat_x1 = min(flat_x0, line["bbox"][0]), max(flat_x1, line["bbox"][2])
             line_spans.append((starts, styles))
+    # a vertical line clear of the text's sides is a margin stamp; the others are a
+    # sideways table or figure when they make more than MAX_ACROSS_FRAC of the page
+    # (their words are then read like the rest)
+    width = page_dict.get("width", 0.0)
+    margin = [
+        k for k, box, _ in across_lines
+        if direction == (1, 0) and (box[2] <= min(flat_x0 + 1, MARGIN_FRAC * width) or box[0] >= max(flat_x1 - 1, (1 - MARGIN_FRAC) * width))
+    ]
+    if len(margin) > MAX_MARGIN_LINES:
+        margin = []  # many vertical lines at the side: a sideways table, not stamps
+    inside = [(k, chars) for k, _, chars in across_lines if k not in margin]
+    if sum(chars for _, chars in inside) > MAX_ACROSS_FRAC * total_chars:
+        across -= {k for k, _ in inside}
     words: list[Word] = []
     unmapped = 0
     for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
