@@ -201,8 +201,8 @@ def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[
     by_key: dict[str, list[tuple[int, int, tuple[float, float, float, float]]]] = {}
     for k, page in enumerate(pages):
         for i, f in enumerate(page.fragments):
-            if len(f.text) > settings.repeat_max_chars or is_rotated(f) or _crossed_by_vertical_rule(f.bbox, page.rules):
-                continue  # a paragraph, or a cell of a ruled table
+            if len(f.text) > settings.repeat_max_chars or is_rotated(f):
+                continue  # a paragraph, or a vertical line (margin_stamps reads those)
             key = furniture_key(f.text)
             if len(key.replace("#", "").strip()) >= 2 or _COUNTER.match(f.text.strip()):
                 by_key.setdefault(key, []).append((k, i, f.bbox))
@@ -210,10 +210,16 @@ def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[
     for key, hits in by_key.items():
         if len({k for k, _, _ in hits}) < need:
             continue
+        hits = [h for h in hits if not _crossed_by_vertical_rule(h[2], pages[h[0]].rules)]  # a cell of a ruled table
+        by_level: dict[int, list[tuple[int, int, tuple[float, float, float, float]]]] = {}
+        for hit in hits:  # baselines in bands of 2 * tol: only neighbouring bands can match
+            by_level.setdefault(int((hit[2][1] + hit[2][3]) // (4 * tol)), []).append(hit)
         for k, i, b in hits:
+            level = int((b[1] + b[3]) // (4 * tol))
+            near = [h for lv in (level - 1, level, level + 1) for h in by_level.get(lv, ())]
             same_place = {
                 k2
-                for k2, _, b2 in hits
+                for k2, _, b2 in near
                 if abs((b[1] + b[3]) - (b2[1] + b2[3])) <= 2 * tol
                 and (abs(b[0] - b2[0]) <= tol or abs(b[2] - b2[2]) <= tol or abs((b[0] + b[2]) - (b2[0] + b2[2])) <= 2 * tol)
             }
