@@ -297,6 +297,7 @@ def descriptor_with_unverified_columns(rows: DocumentRows) -> RuleResult:
             block.get("printed_page"),
             block["page_no"],
             tuple(block.get("headings") or ()),
+            block.get("printed_label") or "",
         )
         if chunk["text"] not in allowed:
             bad.append(chunk)
@@ -324,7 +325,7 @@ def descriptor_range_not_attachment_page(rows: DocumentRows) -> RuleResult:
             continue
         which, number = named
         if which == "printed":
-            ok = attachment.get("printed_page") == number
+            ok = attachment.get("printed_page") == number if isinstance(number, int) else attachment.get("printed_label") == number
         else:
             ok = attachment.get("printed_page") is None and attachment.get("physical_page") == number
         if not ok:

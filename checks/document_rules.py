@@ -37,7 +37,7 @@ def no_pages_need_ocr(rows: DocumentRows) -> RuleResult:
         len(pages),
         tuple(f"page {p}" for p in pages[:20]),
         tuple(pages),
-        message=f"{len(pages)} page(s) have no text layer and need OCR: {shown} — "
+        message=f"{len(pages)} page(s) have no usable text layer (scanned, drawn as outlines, or glyphs without a Unicode mapping) and need OCR: {shown} — "
         "nothing is OCRed silently; OCR the file (e.g. ocrmypdf) and add it again",
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .accounting import ACCOUNTING_RULES
 from .adr0006 import ADR0006_RULES
 from .chunk_contract import CONTRACT_RULES
 from .document_rules import CHUNK_STEP_RULES, CROP_RULES, EMBEDDING_RULES, PARSED_RULES, RAW_RULES
@@ -12,7 +13,7 @@ CHUNK_RULES: list[Rule] = [*CHUNK_STEP_RULES, *ADR0006_RULES, *CONTRACT_RULES, *
 
 RULES_BY_ASSET: dict[str, list[Rule]] = {
     "raw_documents": RAW_RULES,
-    "parsed_documents": PARSED_RULES,
+    "parsed_documents": [*PARSED_RULES, *ACCOUNTING_RULES],
     "crops": CROP_RULES,
     "chunks": CHUNK_RULES,
     "embeddings": EMBEDDING_RULES,

@@ -3,7 +3,9 @@
 Nothing here imports Dagster. Every bbox is ``(x0, y0, x1, y1)`` in PDF points
 with a **top-left** origin (PyMuPDF's convention), the one declared origin for
 the whole project. Pages are 1-based. ``printed_page`` is the number printed on
-the page (from the page furniture), ``None`` when the page prints none.
+the page, ``None`` when the page prints none (or not a number: ``xii``);
+``printed_label`` is the label as printed (the PDF's own /PageLabels when it
+has them, else a page number that forms a consistent sequence), ``""`` when none.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Version of every Parquet row this code writes. Bump it (and note why in
 README's "Schema versions") whenever a column is added, removed or changes
 meaning."""
@@ -54,6 +56,14 @@ class BlockShape(StrEnum):
     FORMULA_2D = "formula_2d"
 
 
+class FurnitureKind(StrEnum):
+    RUNNING_HEADER = "running_header"
+    RUNNING_FOOTER = "running_footer"
+    PAGE_LABEL = "page_label"
+    MARGIN_STAMP = "margin_stamp"  # rotated or vertical text in a margin (an arXiv identifier)
+    WATERMARK = "watermark"
+
+
 class ChunkKind(StrEnum):
     PROSE = "prose"
     TABLE_ROW = "table_row"
@@ -85,6 +95,7 @@ class Segment:
     section_index: int = 0
     page_no: int | None = None
     printed_page: int | None = None
+    printed_label: str = ""  # the page's label as printed ("xii", "A-42"), "" when it prints none
     bbox: BBox | None = None
     source_ref: str = ""  # "pdf:p3", "docx:body[12]", "Sheet1!A5", "csv:row7"
     offset: int = 0
@@ -119,11 +130,45 @@ class LiftedBlock:
     continues: str = ""
     quarantined: bool = True
     header_row: tuple[str, ...] = ()
+    printed_label: str = ""  # the page's label as printed ("xii", "A-42"), "" when it prints none
+
+
+@dataclass(frozen=True)
+class Furniture:
+    """A line of a PDF page kept out of the prose and recorded: a running
+    header or footer, a page label, a margin stamp, a watermark."""
+
+    page_no: int
+    kind: FurnitureKind
+    text: str
+    bbox: BBox
+
+
+@dataclass(frozen=True)
+class PageAccount:
+    """Where the characters of one PDF page's text layer went (whitespace
+    aside). ``chars_in`` equals prose + blocks + furniture + unmapped exactly
+    when no character is ``missing`` (in no destination) or ``duplicated``
+    (counted in a second one)."""
+
+    page_no: int
+    chars_in: int
+    prose: int = 0
+    blocks: int = 0
+    furniture: int = 0
+    unmapped: int = 0  # glyphs without a Unicode mapping, left out and counted
+    missing: int = 0
+    duplicated: int = 0
+
+    @property
+    def accounted(self) -> bool:
+        return self.missing == 0 and self.duplicated == 0 and self.chars_in == self.prose + self.blocks + self.furniture + self.unmapped
 
 
 @dataclass
 class ParsedDocument:
-    """What a parser returns for one document: the canonical document."""
+    """What a parser returns for one document: the canonical document, and for
+    a PDF its furniture and where every character of each page went."""
 
     segments: list[Segment]
     blocks: list[LiftedBlock] = field(default_factory=list)
@@ -131,6 +176,9 @@ class ParsedDocument:
     pages_needing_ocr: list[int] = field(default_factory=list)
     canonical_text: str = ""
     warnings: list[str] = field(default_factory=list)
+    furniture: list[Furniture] = field(default_factory=list)
+    page_accounts: list[PageAccount] = field(default_factory=list)
+    page_labels: list[str] = field(default_factory=list)  # the printed label of each physical page ("" when none)
 
 
 @dataclass(frozen=True)
@@ -144,6 +192,7 @@ class Region:
     page_no: int
     printed_page: int | None
     bbox: BBox
+    printed_label: str = ""
 
 
 @dataclass(frozen=True)
@@ -157,6 +206,7 @@ class ChunkAttachment:
     quarantined: bool
     header_row: tuple[str, ...] = ()  # embargoed: always empty (ADR 0006 §2)
     source_crop: str | None = None
+    printed_label: str = ""
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def block_from_row(row: dict[str, Any]) -> LiftedBlock:
 def chunk_from_row(row: dict[str, Any]) -> Chunk:
     values = _known(Chunk, row)
     values["spans"] = tuple(Span(**s) for s in row["spans"])
-    values["regions"] = tuple(Region(s["page_no"], s["printed_page"], tuple(s["bbox"])) for s in row["regions"])
+    values["regions"] = tuple(Region(s["page_no"], s["printed_page"], tuple(s["bbox"]), s.get("printed_label") or "") for s in row["regions"])
     values["attachments"] = tuple(
         ChunkAttachment(**{**a, "bbox": tuple(a["bbox"]), "header_row": tuple(a["header_row"])}) for a in row["attachments"]
     )

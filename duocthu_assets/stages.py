@@ -12,7 +12,7 @@ import pyarrow as pa
 from .isolation import Outcome, run_isolated
 from .model import SCHEMA_VERSION, Format, ParsedDocument
 from .parse import DocumentRejected, ParseFailed, parse_document
-from .rows import block_from_row, segment_from_row, to_row
+from .rows import _plain, block_from_row, segment_from_row, to_row
 from .settings import Settings
 from .step_failures import StepFailed
 from .storage import Warehouse, table_from_rows
@@ -98,6 +98,14 @@ def parsed_tables(doc_id: str, raw_row: dict[str, Any], outcome: Outcome | None)
         "canonical_text": canonical,
         "canonical_sha256": hashlib.sha256(canonical.encode()).hexdigest(),
         "warnings": list(parsed.warnings),
+        "chars_in": sum(a.chars_in for a in parsed.page_accounts),
+        "chars_prose": sum(a.prose for a in parsed.page_accounts),
+        "chars_blocks": sum(a.blocks for a in parsed.page_accounts),
+        "chars_furniture": sum(a.furniture for a in parsed.page_accounts),
+        "chars_unmapped": sum(a.unmapped for a in parsed.page_accounts),
+        "page_accounts": [_plain(a) for a in parsed.page_accounts],
+        "furniture": [_plain(f) for f in parsed.furniture],
+        "page_labels": list(parsed.page_labels),
         "schema_version": SCHEMA_VERSION,
     }
     return {
@@ -140,6 +148,7 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
                     "dpi": settings.crop_dpi,
                     "page_no": block["page_no"],
                     "printed_page": block["printed_page"],
+                    "printed_label": block.get("printed_label") or "",
                     "schema_version": SCHEMA_VERSION,
                 }
             )

@@ -74,6 +74,35 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("canonical_text", pa.large_string()),
             ("canonical_sha256", pa.string()),
             ("warnings", _strings),
+            # PDF character accounting (issue 16): whitespace aside, every character of
+            # the text layer is in prose, in a lifted block, in furniture or an unmapped glyph
+            ("chars_in", pa.int64()),
+            ("chars_prose", pa.int64()),
+            ("chars_blocks", pa.int64()),
+            ("chars_furniture", pa.int64()),
+            ("chars_unmapped", pa.int64()),
+            (
+                "page_accounts",
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("page_no", pa.int32()),
+                            ("chars_in", pa.int32()),
+                            ("prose", pa.int32()),
+                            ("blocks", pa.int32()),
+                            ("furniture", pa.int32()),
+                            ("unmapped", pa.int32()),
+                            ("missing", pa.int32()),
+                            ("duplicated", pa.int32()),
+                        ]
+                    )
+                ),
+            ),
+            (
+                "furniture",
+                pa.list_(pa.struct([("page_no", pa.int32()), ("kind", pa.string()), ("text", pa.string()), ("bbox", _bbox)])),
+            ),
+            ("page_labels", _strings),  # per physical page, the printed label ("" when none)
             ("schema_version", pa.int32()),
         ]
     ),
@@ -92,6 +121,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("section_index", pa.int32()),
             ("page_no", pa.int32()),
             ("printed_page", pa.int32()),
+            ("printed_label", pa.string()),
             ("bbox", _bbox),
             ("source_ref", pa.string()),
             ("offset", pa.int64()),
@@ -107,6 +137,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("shape", pa.string()),
             ("page_no", pa.int32()),
             ("printed_page", pa.int32()),
+            ("printed_label", pa.string()),
             ("bbox", _bbox),
             ("entry_id", pa.string()),
             ("entry_title", pa.string()),
@@ -133,6 +164,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("dpi", pa.int32()),
             ("page_no", pa.int32()),
             ("printed_page", pa.int32()),
+            ("printed_label", pa.string()),
             ("schema_version", pa.int32()),
         ]
     ),
@@ -153,7 +185,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("spans", pa.list_(pa.struct([("offset", pa.int64()), ("length", pa.int64())]))),
             (
                 "regions",
-                pa.list_(pa.struct([("page_no", pa.int32()), ("printed_page", pa.int32()), ("bbox", _bbox)])),
+                pa.list_(pa.struct([("page_no", pa.int32()), ("printed_page", pa.int32()), ("bbox", _bbox), ("printed_label", pa.string())])),
             ),
             ("source_elements", _strings),
             ("prev_chunk_id", pa.string()),
@@ -173,6 +205,7 @@ SCHEMAS: dict[str, pa.Schema] = {
                             ("quarantined", pa.bool_()),
                             ("header_row", _strings),
                             ("source_crop", pa.string()),
+                            ("printed_label", pa.string()),
                         ]
                     )
                 ),

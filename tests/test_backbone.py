@@ -17,6 +17,7 @@ import pytest
 from duocthu_assets.cli import main
 from duocthu_assets.inbox import doc_id_for
 from duocthu_assets.instance import open_instance
+from duocthu_assets.model import SCHEMA_VERSION
 from duocthu_assets.storage import SCHEMA_VERSION_KEY
 
 from .conftest import CORPUS
@@ -72,7 +73,7 @@ def test_ingest_generated_documents_end_to_end(inbox: Path, tmp_path: Path):
         for doc_id in docs:
             path = warehouse / asset / f"{doc_id}.parquet"
             assert path.is_file(), path
-            assert pq.read_metadata(path).metadata[SCHEMA_VERSION_KEY] == b"1"
+            assert pq.read_metadata(path).metadata[SCHEMA_VERSION_KEY] == str(SCHEMA_VERSION).encode()
 
     con = duckdb.connect()
     rows = con.execute(
@@ -84,7 +85,7 @@ def test_ingest_generated_documents_end_to_end(inbox: Path, tmp_path: Path):
     ).fetchall()
     assert any("Gentamicin" in t and "5400" in t for (t,) in xlsx_rows)
     versions = con.execute(f"SELECT DISTINCT schema_version FROM read_parquet('{warehouse}/*/*.parquet', union_by_name=true)").fetchall()
-    assert versions == [(1,)]
+    assert versions == [(SCHEMA_VERSION,)]
 
     indexed = con.execute(f"SELECT DISTINCT doc_id FROM '{warehouse}/search_index/index.parquet'").fetchall()
     assert {d for (d,) in indexed} == set(docs)

@@ -376,8 +376,18 @@ def test_truncated_pdf_fails_as_damaged_not_as_empty_or_scanned():
         for i in range(30):
             page.insert_text((60, 60 + 22 * i), f"Trang {p + 1}, dòng {i}: liều dùng cho người lớn", fontname="dv", fontsize=10)
     data = doc.tobytes(garbage=4, deflate=True)
-    with pytest.raises(ParseFailed, match="damaged"):
-        parse_document(data[: int(len(data) * 0.6)], Format.PDF, Settings())
+    for frac in (0.05, 0.3, 0.6, 0.95):
+        with pytest.raises(ParseFailed, match=r"^damaged PDF: the file ends after [\d,]+ bytes without the PDF end marker"):
+            parse_document(data[: int(len(data) * frac)], Format.PDF, Settings())
+    # NUL padding after the end marker is not damage
+    assert parse_document(data + b"\x00" * 5000, Format.PDF, Settings()).segments
+
+
+def test_corrupt_pdf_says_damaged_and_names_what_is_wrong():
+    from duocthu_assets.parse import ParseFailed
+
+    with pytest.raises(ParseFailed, match=r"^damaged PDF: MuPDF cannot open it"):
+        parse_document(b"%PDF-1.7\n" + bytes(range(256)) * 40, Format.PDF, Settings())
 
 
 def test_text_only_borderless_table_is_not_read_as_columns():

@@ -69,6 +69,7 @@ def attachment_for(block: LiftedBlock, source_crop: str | None) -> ChunkAttachme
         shape=str(block.shape),
         physical_page=block.page_no,
         printed_page=block.printed_page,
+        printed_label=block.printed_label,
         bbox=block.bbox,
         quarantined=block.quarantined,
         header_row=(),  # embargoed until a verified header dataset exists (ADR 0006 §2)
@@ -100,7 +101,7 @@ def segment_regions(segments: tuple[Segment, ...]) -> tuple[Region, ...]:
     regions: dict[tuple, Region] = {}
     for s in segments:
         if s.page_no is not None and s.bbox is not None:
-            region = Region(s.page_no, s.printed_page, tuple(s.bbox))
+            region = Region(s.page_no, s.printed_page, tuple(s.bbox), s.printed_label)
             regions.setdefault((region.page_no, region.printed_page, region.bbox), region)
     return tuple(regions.values())
 
@@ -128,14 +129,14 @@ def place_blocks_on_chunks(
 
 
 def _descriptor(block: LiftedBlock, attachment: ChunkAttachment, language: str) -> _Draft:
-    text = describe_block(block.entry_title, block.section_title, block.kind, block.printed_page, block.page_no, language, block.headings)
+    text = describe_block(block.entry_title, block.section_title, block.kind, block.printed_page, block.page_no, language, block.headings, block.printed_label)
     return _Draft(
         kind=ChunkKind.BLOCK_DESCRIPTOR,
         text=text,
         token_count=count_tokens(text),
         meta=block,
         spans=(),
-        regions=(Region(block.page_no, block.printed_page, tuple(block.bbox)),),
+        regions=(Region(block.page_no, block.printed_page, tuple(block.bbox), block.printed_label),),
         source_elements=(block.block_id,),
         attachments=(attachment,),
         block_id=block.block_id,

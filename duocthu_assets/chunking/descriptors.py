@@ -33,7 +33,7 @@ PRINTED_PAGE: dict[str, str] = {"vi": "trang in {n}", "en": "printed page {n}"}
 FILE_PAGE: dict[str, str] = {"vi": "trang {n} của tệp", "en": "page {n} of the file"}
 
 _PAGE_PATTERNS: list[tuple[Literal["printed", "physical"], re.Pattern[str]]] = [
-    ("printed", re.compile(r"(?:trang in|printed page) (\d+)\.$")),
+    ("printed", re.compile(r"(?:trang in|printed page) (\S+)\.$")),
     ("physical", re.compile(r"(?:trang (\d+) của tệp|page (\d+) of the file)\.$")),
 ]
 
@@ -52,15 +52,20 @@ def describe_block(
     physical_page: int,
     language: str,
     headings: tuple[str, ...] | list[str] = (),
+    printed_label: str = "",
 ) -> str:
     """The descriptor text for a block with this metadata; ``headings`` is
-    the trail of headings the block sits under, outermost first."""
+    the trail of headings the block sits under, outermost first; a page
+    labelled without a number (``xii``, ``A-42``) is named by its printed
+    label."""
     lang = descriptor_language(language)
     word = KIND_WORDS[lang].get(str(kind))
     if word is None:
         raise ValueError(f"unknown block kind {kind!r} (known: {', '.join(KIND_WORDS[lang])})")
     if printed_page is not None:
         page = PRINTED_PAGE[lang].format(n=printed_page)
+    elif printed_label:
+        page = PRINTED_PAGE[lang].format(n=printed_label)
     else:
         page = FILE_PAGE[lang].format(n=physical_page)
     titles: list[str] = []
@@ -94,20 +99,22 @@ def allowed_descriptor_texts(
     printed_page: int | None,
     physical_page: int,
     headings: tuple[str, ...] | list[str] = (),
+    printed_label: str = "",
 ) -> set[str]:
     """Every text :func:`describe_block` can produce for this metadata."""
     return {
-        describe_block(entry_title, section_title, kind, printed_page, physical_page, lang, headings)
+        describe_block(entry_title, section_title, kind, printed_page, physical_page, lang, headings, printed_label)
         for lang in KIND_WORDS
     }
 
 
-def page_reference(text: str) -> tuple[Literal["printed", "physical"], int] | None:
-    """The page a descriptor text names: ``("printed", 204)`` or
-    ``("physical", 17)``; ``None`` when it names none."""
+def page_reference(text: str) -> tuple[Literal["printed", "physical"], int | str] | None:
+    """The page a descriptor text names: ``("printed", 204)``, ``("printed",
+    "xii")`` (a printed label that is not a number) or ``("physical", 17)``;
+    ``None`` when it names none."""
     for which, pattern in _PAGE_PATTERNS:
         found = pattern.search(text)
         if found:
             number = next(g for g in found.groups() if g is not None)
-            return which, int(number)
+            return which, int(number) if number.isdigit() else number
     return None

@@ -23,13 +23,13 @@ import time
 
 from dataclasses import dataclass
 
-from ..model import BlockKind, BlockShape, LiftedBlock, ParsedDocument, Segment, SegmentKind
+from ..model import BlockKind, BlockShape, Furniture, FurnitureKind, LiftedBlock, PageAccount, ParsedDocument, Segment, SegmentKind
 from ..settings import Settings
 from ..textnorm import normalize_block
 from .errors import ParseFailed
 from .pdf_blocks import BlockCandidate, Drawings, bar_fragments, find_rule_blocks, fragments_in, may_hold_math, text_rows
 from .pdf_engine import open_pdf, take_stream_errors
-from .pdf_furniture import PageFurniture, detect_furniture
+from .pdf_furniture import PageFurniture, detect_furniture, is_rotated
 from .pdf_geometry import BBox, center, contains_point
 from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
@@ -37,18 +37,19 @@ from .pdf_page import Fragment, PageContent, Rule, body_font_size, read_page
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
 _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
-_BAD_CHARS = {"\ufffd"}
 
 
 @dataclass(frozen=True)
 class PageLayout:
     page_no: int
     printed_page: int | None
+    printed_label: str
     items: tuple[Para | BlockCandidate, ...]
     leaves: tuple[Leaf, ...]
     block_fragments: dict[int, tuple[Fragment, ...]]  # id(candidate) → the fragments it lifts
     needs_ocr: bool
     rule_scan: bool = False  # the rule-based finders ran (the page draws lines)
+    across: tuple[Fragment, ...] = ()  # vertical lines of the body, each its own paragraph after the page's prose
     rule_seconds: float = 0.0
 
 
@@ -81,10 +82,11 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             shown = ", ".join(attached[:5]) + (" …" if len(attached) > 5 else "")
             warnings.append(f"{len(attached)} embedded file(s) not extracted ({shown}) — a PDF's attachments are not read; "
                             "save them out and ingest them as documents of their own")
+        own_labels = own_page_labels(doc)
     finally:
         doc.close()
     if damaged:
-        raise ParseFailed("damaged PDF, text may be missing — " + "; ".join(damaged[:5]) + " — repair or re-export the file")
+        raise ParseFailed("damaged PDF: content streams cannot be read, text is missing — " + "; ".join(damaged[:5]) + " — the file's bytes are kept; repair or re-export the file")
     if repaired and not any(p.words for p in pages) and not any(p.image_cover for p in pages):
         raise ParseFailed(
             "damaged PDF: it had to be repaired (truncated or corrupt) and no page has any text or image left "
@@ -92,13 +94,19 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         )
     read_seconds = time.perf_counter() - clock
     body_size = body_font_size(pages)
-    furniture = detect_furniture(pages, ps, body_size)
+    furniture = detect_furniture(pages, ps, body_size, own_labels)
     clock = time.perf_counter()
     layouts = [layout_page(p, f, ps, body_size) for p, f in zip(pages, furniture)]
     layout_seconds = time.perf_counter() - clock
     line_gap = typical_line_gap([g for lay in layouts for g in line_gaps(list(lay.leaves), body_size)], body_size)
     layouts = [with_paragraphs(lay, ps, line_gap) for lay in layouts]
     segments, blocks = assemble(layouts, settings, ps, body_size)
+    accounts: list[PageAccount] = []
+    recorded: list[Furniture] = []
+    for content, fur, lay in zip(pages, furniture, layouts):
+        account, lines = account_page(content, fur, lay)
+        accounts.append(account)
+        recorded += lines
     if stats is not None:
         leaves = [leaf for lay in layouts for leaf in lay.leaves]
         stats.update(
@@ -111,12 +119,28 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             seconds_rule_finders=sum(lay.rule_seconds for lay in layouts),
             seconds_layout_and_borderless=layout_seconds - sum(lay.rule_seconds for lay in layouts),
         )
+    unmapped = [(p.page_no, p.unmapped) for p in pages if p.unmapped]
+    if unmapped:
+        listed = ", ".join(f"page {n}: {c}" for n, c in unmapped[:20]) + (" …" if len(unmapped) > 20 else "")
+        warnings.append(
+            f"{sum(c for _, c in unmapped)} glyph(s) without a Unicode mapping (U+FFFD, private-use or raw font codes) "
+            f"left out of the text, per page: {listed}"
+        )
+    for p in pages:
+        if broken_text(p, ps):
+            warnings.append(
+                f"page {p.page_no}: broken text layer, {p.unmapped} of its {p.chars} glyphs have no Unicode mapping "
+                "— not chunked; it needs OCR"
+            )
     return ParsedDocument(
         segments=segments,
         blocks=blocks,
         page_count=page_count,
         pages_needing_ocr=[lay.page_no for lay in layouts if lay.needs_ocr],
         warnings=warnings,
+        furniture=recorded,
+        page_accounts=accounts,
+        page_labels=[f.printed_label for f in furniture],
     )
 
 
@@ -133,6 +157,53 @@ def embedded_files(doc) -> list[str]:
     except Exception:  # noqa: BLE001 - best effort: a damaged name table must not fail the parse
         pass
     return names
+
+
+def account_page(content: PageContent, furniture: PageFurniture, layout: PageLayout) -> tuple[PageAccount, list[Furniture]]:
+    """Where every word of the page went: a prose paragraph, a lifted block,
+    or a recorded piece of furniture (furniture inside a lifted block, a
+    repeated table header taken for a running header, is the block's). Words
+    are followed by identity, so a word in two places is caught as well as a
+    word in none."""
+    places: dict[int, int] = {}
+    block_words: set[int] = set()
+    blocks = prose = furn = 0
+    for frags in layout.block_fragments.values():
+        for f in frags:
+            for w in f.words:
+                places[id(w)] = places.get(id(w), 0) + 1
+                block_words.add(id(w))
+                blocks += len(w.text)
+    for item in layout.items:
+        if isinstance(item, Para):
+            for f in item.fragments:
+                for w in f.words:
+                    places[id(w)] = places.get(id(w), 0) + 1
+                    prose += len(w.text)
+    lines: list[Furniture] = []
+    for i in sorted(furniture.furniture):
+        f = content.fragments[i]
+        if any(id(w) in block_words for w in f.words):
+            continue
+        for w in f.words:
+            places[id(w)] = places.get(id(w), 0) + 1
+            furn += len(w.text)
+        lines.append(Furniture(content.page_no, FurnitureKind(furniture.kind_of(i)), f.text, _rounded(f.bbox)))
+    missing = sum(len(w.text) for w in content.words if id(w) not in places)
+    duplicated = sum(len(w.text) * (places[id(w)] - 1) for w in content.words if places.get(id(w), 0) > 1)
+    account = PageAccount(content.page_no, content.chars, prose, blocks, furn, content.unmapped, missing, duplicated)
+    return account, lines
+
+
+def own_page_labels(doc) -> list[str] | None:
+    """The label of every page from the PDF's own ``/PageLabels`` (``xii``,
+    ``A-42``), or None when the document declares none."""
+    try:
+        if not doc.get_page_labels():
+            return None
+        return [page.get_label() or "" for page in doc]
+    except Exception:  # noqa: BLE001 - a malformed /PageLabels tree: read the printed numbers instead
+        return None
 
 
 # --- one page ---------------------------------------------------------------------------
@@ -161,26 +232,31 @@ def usable_rules(content: PageContent, body: list[Fragment], furniture_fragments
 
 
 def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings) -> bool:
-    """No text layer worth the name: little text on a page images cover, a
-    page of vector outlines, or a text layer of unmappable characters."""
+    """No text layer worth the name: little text on a page images cover, or a
+    page of vector outlines."""
     chars = sum(len(w.text) for f in body for w in f.words)
     if chars < settings.ocr_min_chars and content.image_cover >= settings.ocr_min_image_cover_frac:
         return True
     if not content.words and content.path_count >= settings.vector_text_min_paths:
         return True
-    all_chars = "".join(w.text for w in content.words)
-    if len(all_chars) >= 20:
-        bad = sum(1 for c in all_chars if c in _BAD_CHARS or 0xE000 <= ord(c) <= 0xF8FF)
-        if bad >= settings.ocr_bad_text_frac * len(all_chars):
-            return True
-    return False
+    return broken_text(content, settings)
+
+
+def broken_text(content: PageContent, settings: PdfSettings) -> bool:
+    """A text layer that is mostly glyphs without a Unicode mapping: as good
+    as none (the page needs OCR), never chunked as if it were text."""
+    total = content.chars
+    return total >= 20 and content.unmapped > settings.unmapped_glyph_max_frac * total
 
 
 def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSettings, body_size: float) -> PageLayout:
     """Lift the page's blocks and put the rest in reading order (paragraphs
     are made later, once the document's line spacing is known)."""
     furniture_frags = [f for i, f in enumerate(content.fragments) if i in furniture.furniture]
-    body = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture]
+    body = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture and not is_rotated(f)]
+    # vertical lines inside the page (a rotated table label, an axis title): their own
+    # paragraphs after the page's prose, never interleaved with horizontal lines
+    across = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture and is_rotated(f)]
     started = time.perf_counter()
     rules = usable_rules(content, body, furniture_frags)
     # gate: the rule-based finders only run on a page that draws lines (or types a fraction bar, or holds math)
@@ -192,19 +268,27 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     drawings = Drawings(content.graphics, rule_blocks.horizontal if rule_blocks else ())
     leaves = order_page(remaining, lifted, settings, body_size, drawings)
     block_fragments: dict[int, tuple[Fragment, ...]] = {}
+    taken: set[int] = set()
+    lifted_all = [item.block for leaf in leaves for item in leaf.items if item.block is not None]
+    across = [f for f in across if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted_all)]
     for leaf in leaves:
         for item in leaf.items:
             if item.block is not None:
                 # furniture inside a table (a repeated header row taken for a
-                # running header) still belongs to the block's text
-                block_fragments[id(item.block)] = tuple(fragments_in(item.block.bbox, list(content.fragments)))
+                # running header) still belongs to the block's text; a line
+                # where two blocks' boxes overlap belongs to the first only
+                mine = [f for f in fragments_in(item.block.bbox, list(content.fragments)) if id(f) not in taken]
+                taken.update(map(id, mine))
+                block_fragments[id(item.block)] = tuple(mine)
     return PageLayout(
         page_no=content.page_no,
         printed_page=furniture.printed_page,
+        printed_label=furniture.printed_label,
         items=(),
         leaves=tuple(leaves),
         block_fragments=block_fragments,
-        needs_ocr=needs_ocr(content, body, settings),
+        needs_ocr=needs_ocr(content, body + across, settings),
+        across=tuple(across),
         rule_scan=rule_blocks is not None,
         rule_seconds=rule_seconds,
     )
@@ -214,6 +298,7 @@ def with_paragraphs(layout: PageLayout, settings: PdfSettings, line_gap: float) 
     items: list[Para | BlockCandidate] = []
     for leaf in layout.leaves:
         items += split_paragraphs(leaf_paragraphs(layout.page_no, leaf), leaf, settings, line_gap)
+    items += [Para(layout.page_no, ((f,),), f.bbox) for f in layout.across]
     return dataclasses.replace(layout, items=tuple(items))
 
 
@@ -304,6 +389,7 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
                     shape=shape,
                     page_no=lay.page_no,
                     printed_page=lay.printed_page,
+                    printed_label=lay.printed_label,
                     bbox=_rounded(item.bbox),
                     text=text,
                     anchor_segment_id=last_segment,
@@ -345,6 +431,7 @@ def _segment(draft: Draft, number: int, lay: PageLayout, settings: Settings) -> 
         level=draft.level,  # a heading's level; a legal clause's or point's level below its article
         page_no=lay.page_no,
         printed_page=lay.printed_page,
+        printed_label=lay.printed_label,
         bbox=_rounded(draft.bbox),
         source_ref=f"pdf:p{lay.page_no}",
     )

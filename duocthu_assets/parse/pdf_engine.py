@@ -77,24 +77,53 @@ _STREAM_ERROR = re.compile(
 _HARMLESS = re.compile(r"incorrect data check", re.IGNORECASE)
 
 
+_TRAILING_PADDING = b"\x00\t\n\x0c\r "
+_EOF_WINDOW = 1024  # the end marker sits in the file's last bytes (padding aside)
+
+
+def truncation(data: bytes) -> str | None:
+    """What says the file was cut short, or None: a PDF ends with ``%%EOF``
+    (after the cross-reference table); NUL or whitespace padding after it is
+    harmless."""
+    tail = data.rstrip(_TRAILING_PADDING)[-_EOF_WINDOW:]
+    if b"%%EOF" in tail:
+        return None
+    return f"the file ends after {len(data):,} bytes without the PDF end marker (%%EOF): it was cut short (an interrupted download or copy)"
+
+
+def damaged(what: str) -> ParseFailed:
+    """The error for a truncated or corrupt file; the bytes stay in the
+    warehouse's source store."""
+    return ParseFailed(f"damaged PDF: {what} — the file's bytes are kept; download or export it again")
+
+
 def open_pdf(data: bytes) -> "pymupdf.Document":
     """Open PDF bytes, or raise an error a user can act on: ``ParseFailed`` for
-    empty, corrupt or page-less files, ``DocumentRejected`` for files that need
-    a password (an owner-password-only file opens with the empty password and
-    is parsed)."""
+    empty, truncated, corrupt or page-less files (``damaged PDF: …`` naming
+    what is wrong), ``DocumentRejected`` for files that need a password (an
+    owner-password-only file opens with the empty password and is parsed)."""
     if not data:
         raise ParseFailed("empty file: 0 bytes, not a PDF")
     pymupdf.TOOLS.mupdf_warnings(reset=True)
+    cut = truncation(data)
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # noqa: BLE001 - MuPDF raises plain RuntimeError/FileDataError
-        raise ParseFailed(f"corrupt PDF, MuPDF cannot open it: {exc}") from exc
+        raise damaged(f"MuPDF cannot open it ({exc})" + (f"; {cut}" if cut else "")) from exc
     if doc.needs_pass and not doc.authenticate(""):
         doc.close()
         raise DocumentRejected(ENCRYPTED_MESSAGE)
+    repaired = bool(getattr(doc, "is_repaired", False))
+    if cut is not None and repaired:
+        # MuPDF rebuilt the cross-reference table from what is left: pages,
+        # fonts or images past the cut are gone, whatever still opens
+        doc.close()
+        raise damaged(cut)
     if doc.page_count == 0:
         doc.close()
-        raise ParseFailed("PDF has no pages")
+        if repaired:
+            raise damaged("its cross-reference table is broken and no page could be recovered")
+        raise ParseFailed("PDF has no pages: its page tree is empty")
     pymupdf.TOOLS.mupdf_warnings(reset=True)  # repairs at open time are not content loss
     return doc
 

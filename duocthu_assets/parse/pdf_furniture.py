@@ -20,16 +20,18 @@ from dataclasses import dataclass
 from .pdf_page import Fragment, PageContent, Rule
 from .pdf_settings import PdfSettings
 
-_DASHES = "-–—"
+_DASHES = "-–—－‐−"  # ASCII, en and em dashes, fullwidth hyphen-minus ("－15 －"), hyphen, minus
 _STANDALONE_PATTERNS = [
-    re.compile(rf"^[{_DASHES}(\[]?\s*(?P<n>\d{{1,4}})\s*[{_DASHES})\]]?$"),
+    re.compile(rf"^[{_DASHES}(\[]?\s*(?P<n>\d{{1,6}})\s*[{_DASHES})\]]?$"),  # 47698: accepted only in a sequence
     re.compile(r"^(?:page|trang|tr\.|p\.|pg\.?)\s*(?P<n>\d{1,4})(?:\s*(?:/|of|trên|sur)\s*\d{1,4})?$", re.IGNORECASE),
     re.compile(r"^(?P<n>\d{1,4})\s*(?:/|of|trên)\s*\d{1,4}$", re.IGNORECASE),
 ]
+_PREFIXED = re.compile(rf"^(?P<p>[A-Z]{{1,2}}[{_DASHES}.])\s?(?P<n>\d{{1,4}})$")  # "A-42": an appendix's pages
 _ROMAN = re.compile(rf"^[{_DASHES}(\[]?\s*(?P<r>[ivxlc]{{1,7}})\s*[{_DASHES})\]]?$", re.IGNORECASE)  # front matter: no d, m
 _ROMAN_VALID = re.compile(r"^(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$|^c{1,3}(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
 _DIGITS = re.compile(r"\d+")
+_COUNTER = re.compile(r"^\d{1,4}\s*/\s*\d{1,4}$")  # "12/80"
 _SPACES = re.compile(r"\s+")
 
 
@@ -46,6 +48,10 @@ class PageFurniture:
     furniture: frozenset[int]  # indices into PageContent.fragments
     printed_page: int | None
     printed_label: str
+    kinds: tuple[tuple[int, str], ...] = ()  # (fragment index, FurnitureKind value) for every index in ``furniture``
+
+    def kind_of(self, index: int) -> str:
+        return dict(self.kinds).get(index, "running_header")
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,9 @@ def parse_page_number(text: str) -> PageNumber | None:
     m = _ROMAN.match(text)
     if m and _ROMAN_VALID.match(m.group("r").lower()):
         return PageNumber(None, m.group("r"), True)
+    m = _PREFIXED.match(text)
+    if m:
+        return PageNumber(None, f"{m.group('p')}{m.group('n')}", True)
     return None
 
 
@@ -99,7 +108,8 @@ def band_rows(page: PageContent, settings: PdfSettings) -> list[BandRow]:
 
 
 def _rows(frags: tuple[Fragment, ...]) -> list[list[int]]:
-    order = sorted(range(len(frags)), key=lambda i: (frags[i].bbox[1], frags[i].bbox[0]))
+    """Fragments on one baseline, top to bottom (vertical lines are in no row)."""
+    order = sorted((i for i in range(len(frags)) if not is_rotated(frags[i])), key=lambda i: (frags[i].bbox[1], frags[i].bbox[0]))
     rows: list[list[int]] = []
     row_box = None
     for i in order:
@@ -175,13 +185,97 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
     return out
 
 
-def detect_furniture(pages: list[PageContent], settings: PdfSettings, body_size: float = 0.0) -> list[PageFurniture]:
+def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[int]]:
+    """Per page, the fragments repeated at the same place on most pages,
+    wherever on the page they sit: the same text, digits aside (a page
+    counter, a date), within ``repeat_position_tol`` of the same baseline and
+    the same left, right or centre; on most pages in the top or bottom band,
+    on nearly all (``repeat_anywhere_page_frac``, three at least) elsewhere.
+    Rows of many fragments and cells of ruled tables are never furniture,
+    nor are the lines of a page that repeats more than ``repeat_max_rows``
+    rows of another. A browser's ``00:53 6/4/26 about:blank``
+    and ``about:blank 12/80`` print too close to the body for the band rule."""
+    out: list[set[int]] = [set() for _ in pages]
+    if len(pages) < 2:
+        return out
+    need = max(settings.furniture_min_repeats, -(-len(pages) * settings.repeat_min_page_frac // 1))
+    need_anywhere = max(need, 3, -(-len(pages) * settings.repeat_anywhere_page_frac // 1))
+    by_key: dict[str, list[tuple[int, int, tuple[float, float, float, float]]]] = {}
+    for k, page in enumerate(pages):
+        for i, f in enumerate(page.fragments):
+            if len(f.text) > settings.repeat_max_chars or is_rotated(f):
+                continue  # a paragraph, or a vertical line (margin_stamps reads those)
+            key = furniture_key(f.text)
+            if len(key.replace("#", "").strip()) >= 2 or _COUNTER.match(f.text.strip()):
+                by_key.setdefault(key, []).append((k, i, f.bbox))
+    tol = settings.repeat_position_tol
+    for key, hits in by_key.items():
+        if len({k for k, _, _ in hits}) < need:
+            continue
+        hits = [h for h in hits if not _crossed_by_vertical_rule(h[2], pages[h[0]].rules)]  # a cell of a ruled table
+        by_level: dict[int, list[tuple[int, int, tuple[float, float, float, float]]]] = {}
+        for hit in hits:  # baselines in bands of 2 * tol: only neighbouring bands can match
+            by_level.setdefault(int((hit[2][1] + hit[2][3]) // (4 * tol)), []).append(hit)
+        for k, i, b in hits:
+            level = int((b[1] + b[3]) // (4 * tol))
+            near = [h for lv in (level - 1, level, level + 1) for h in by_level.get(lv, ())]
+            same_place = {
+                k2
+                for k2, _, b2 in near
+                if abs((b[1] + b[3]) - (b2[1] + b2[3])) <= 2 * tol
+                and (abs(b[0] - b2[0]) <= tol or abs(b[2] - b2[2]) <= tol or abs((b[0] + b[2]) - (b2[0] + b2[2])) <= 2 * tol)
+            }
+            band = pages[k].height * settings.furniture_band_frac
+            in_band = b[3] <= band or b[1] >= pages[k].height - band
+            if len(same_place) >= (need if in_band else need_anywhere):
+                out[k].add(i)
+    for k, page in enumerate(pages):
+        for row in _rows(page.fragments):
+            if len(row) > settings.furniture_max_fragments and not all(i in out[k] for i in row):
+                out[k].difference_update(row)  # a table row with a repeated cell (a date column) is not furniture
+        rows = {round((page.fragments[i].bbox[1] + page.fragments[i].bbox[3]) / 2 / tol) for i in out[k]}
+        if len(rows) > settings.repeat_max_rows:
+            out[k] = set()  # a page repeated line by line (a form, a template, numbered lines) is content
+    return out
+
+
+def is_rotated(fragment: Fragment) -> bool:
+    return bool(fragment.words) and fragment.words[0].rotated
+
+
+def margin_stamps(page: PageContent) -> set[int]:
+    """Vertical lines standing in a side margin, clear of the page's
+    horizontal text (an arXiv identifier, a typesetter's job line)."""
+    flat = [f.bbox for f in page.fragments if not is_rotated(f)]
+    if not flat:
+        return set()
+    left = min(b[0] for b in flat)
+    right = max(b[2] for b in flat)
+    return {i for i, f in enumerate(page.fragments) if is_rotated(f) and (f.bbox[2] <= left + 1 or f.bbox[0] >= right - 1)}
+
+
+def furniture_kind(page: PageContent, fragment: Fragment) -> str:
+    """How a piece of furniture is recorded: a margin stamp, a page label, a
+    running header (top half) or footer (bottom half)."""
+    if is_rotated(fragment):
+        return "margin_stamp"
+    if parse_page_number(fragment.text) is not None:
+        return "page_label"
+    return "running_header" if fragment.bbox[1] + fragment.bbox[3] < page.height else "running_footer"
+
+
+def detect_furniture(
+    pages: list[PageContent], settings: PdfSettings, body_size: float = 0.0, own_labels: list[str] | None = None
+) -> list[PageFurniture]:
     """Per page: which fragments are furniture, and the printed page number.
 
     A band row is furniture when it carries the page number, recurs on other
     pages, or heads the page set smaller than the body and ruled off from it
     (a running head naming the monograph on that page only; a footnote ruled
-    off at the foot of the page is content)."""
+    off at the foot of the page is content), or is repeated at the same place
+    on most pages (:func:`repeated_lines`). The printed page comes from the
+    PDF's own ``/PageLabels`` (``own_labels``) when it has them, else from
+    :func:`resolve_page_numbers`."""
     rows_by_page = [band_rows(p, settings) for p in pages]
     seen = _recurrence(pages, rows_by_page)
     min_repeats = settings.furniture_min_repeats
@@ -189,42 +283,44 @@ def detect_furniture(pages: list[PageContent], settings: PdfSettings, body_size:
     def recurring(page: PageContent, row: BandRow) -> bool:
         return any(len(seen.get((row.top, furniture_key(page.fragments[i].text)), ())) >= min_repeats for i in row.indices)
 
-    standalone: list[PageNumber | None] = []
-    embedded: list[tuple[PageNumber, BandRow] | None] = []
-    for page, rows in zip(pages, rows_by_page):
-        chosen: PageNumber | None = None
+    repeated = repeated_lines(pages, settings)
+    candidates: list[list[tuple[PageNumber, frozenset[int]]]] = []
+    for page, rows, extra in zip(pages, rows_by_page, repeated):
+        found: list[tuple[PageNumber, frozenset[int]]] = []
+        band = {i for row in rows for i in row.indices}
+        for i in sorted(band | extra):
+            n = parse_page_number(page.fragments[i].text)
+            if n is not None:
+                found.append((n, frozenset([i])))
         for row in rows:
-            for i in row.indices:
-                n = parse_page_number(page.fragments[i].text)
-                if n is not None and (chosen is None or (chosen.value is None and n.value is not None)):
-                    chosen = n
-        standalone.append(chosen)
-        candidate = None
-        if chosen is None:
-            # "Running title ... 9": a number opening or closing the outermost row
-            for row in rows:
-                if not row.outermost:
-                    continue
+            if row.outermost:
+                # "Running title ... 9": a number opening or closing the outermost row
                 for i in row.indices:
                     n = embedded_page_number(page.fragments[i].text)
                     if n is not None:
-                        candidate = (n, row)
-                        break
-                if candidate:
-                    break
-        embedded.append(candidate)
-    values = _resolve_numbers(pages, standalone, [e[0] if e else None for e in embedded])
+                        found.append((n, frozenset(row.indices)))
+        candidates.append(found)
+    chosen = resolve_page_numbers(pages, candidates, own_labels)
     out = []
-    for page, rows, emb, (value, label) in zip(pages, rows_by_page, embedded, values):
+    for page, rows, pick in zip(pages, rows_by_page, chosen):
         furniture: set[int] = set()
         for row in rows:
             small_ruled = row.top and row.ruled and body_size > 0 and all(page.fragments[i].size < settings.small_head_ratio * body_size for i in row.indices)
             if small_ruled or any(parse_page_number(page.fragments[i].text) for i in row.indices) or recurring(page, row):
                 furniture.update(row.indices)
-        if emb is not None and value is not None and value == emb[0].value:
-            furniture.update(emb[1].indices)
+        value, label, where = pick
+        furniture.update(where)
         out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
-    return out
+    for k, page in enumerate(pages):
+        repeated[k] |= margin_stamps(page)
+    for k, extra in enumerate(repeated):
+        if extra - out[k].furniture:
+            out[k] = PageFurniture(out[k].page_no, out[k].furniture | extra, out[k].printed_page, out[k].printed_label)
+    return [
+        PageFurniture(f.page_no, f.furniture, f.printed_page, f.printed_label,
+                      tuple((i, furniture_kind(page, page.fragments[i])) for i in sorted(f.furniture)))
+        for page, f in zip(pages, out)
+    ]
 
 
 def _recurrence(pages: list[PageContent], rows_by_page: list[list[BandRow]]) -> dict[tuple[bool, str], set[int]]:
@@ -239,39 +335,98 @@ def _recurrence(pages: list[PageContent], rows_by_page: list[list[BandRow]]) -> 
     return seen
 
 
-def _resolve_numbers(pages, standalone, embedded) -> list[tuple[int | None, str]]:
-    """Choose each page's printed number: standalone numbers first; embedded
-    ones when another page confirms their offset (or the document has one
-    page); gaps filled only between two pages that agree on the offset."""
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+_YEARS = range(1900, 2101)
+MAX_LONE_PAGE_DIGITS = 4  # a one-page document's lone number is a page number up to this many digits
+
+
+def roman_value(text: str) -> int:
+    total, prev = 0, 0
+    for c in reversed(text.lower()):
+        v = _ROMAN_VALUES[c]
+        total = total - v if v < prev else total + v
+        prev = max(prev, v)
+    return total
+
+
+def roman_text(n: int, upper: bool = False) -> str:
+    out = ""
+    for v, r in ((100, "c"), (90, "xc"), (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+        while n >= v:
+            out, n = out + r, n - v
+    return out.upper() if upper else out
+
+
+def series_of(n: PageNumber) -> tuple[str, int]:
+    """The numbering a page number belongs to and its place in it: arabic
+    (``""``), roman (``"roman"``/``"ROMAN"``) or a prefix (``"A-"``)."""
+    if n.value is not None:
+        return "", n.value
+    m = _PREFIXED.match(n.label)
+    if m:
+        return m.group("p"), int(m.group("n"))
+    return ("ROMAN" if n.label.isupper() else "roman"), roman_value(n.label)
+
+
+def label_in(series: str, number: int) -> str:
+    if series == "":
+        return str(number)
+    if series in ("roman", "ROMAN"):
+        return roman_text(number, series == "ROMAN") if number > 0 else ""
+    return f"{series}{number}"
+
+
+def resolve_page_numbers(
+    pages: list[PageContent], candidates: list[list[tuple[PageNumber, frozenset[int]]]], own_labels: list[str] | None = None
+) -> list[tuple[int | None, str, frozenset[int]]]:
+    """Each page's (printed page, printed label, fragments that print it).
+
+    The PDF's own ``/PageLabels`` win when present. Otherwise a number found
+    in the furniture is accepted only when it forms a consistent sequence with
+    the physical pages: another page carries a number of the same series at
+    the same offset from its physical page, or the number is the physical
+    page itself; a one-page document's lone number is accepted when it is
+    not a year. A year, a document number or a date printed on every page
+    changes its offset from page to page and is never a page number. Pages
+    between two that agree on the offset get it too."""
     n = len(pages)
-    offsets: dict[int, int] = {}
-    labels: dict[int, str] = {}
-    for k, num in enumerate(standalone):
-        if num is not None:
-            labels[k] = num.label
-            if num.value is not None:
-                offsets[k] = num.value - pages[k].page_no
-    confirmed = set(offsets.values())
-    emb_offsets = [e.value - pages[k].page_no if e is not None and e.value is not None else None for k, e in enumerate(embedded)]
-    for k, e in enumerate(embedded):
-        if k in labels or e is None or emb_offsets[k] is None:
-            continue
-        others = [o for j, o in enumerate(emb_offsets) if j != k and o is not None and standalone[j] is None]
-        if n == 1 or emb_offsets[k] in confirmed or emb_offsets[k] in others:
-            offsets[k] = emb_offsets[k]
-            labels[k] = e.label
-    result: list[tuple[int | None, str]] = []
+    if own_labels and any(own_labels):
+        out = []
+        for page, label, found in zip(pages, own_labels, candidates):
+            where = frozenset(i for num, idx in found if num.label == label or label.endswith(num.label) for i in idx)
+            out.append((int(label) if label.isdigit() else None, label, where))
+        return out
+    runs: dict[tuple[str, int], set[int]] = {}
+    for k, found in enumerate(candidates):
+        for num, _ in found:
+            series, number = series_of(num)
+            runs.setdefault((series, number - pages[k].page_no), set()).add(k)
+    accepted: dict[int, tuple[str, int, PageNumber, frozenset[int]]] = {}
+    for k, found in enumerate(candidates):
+        best = None
+        for num, idx in found:
+            series, number = series_of(num)
+            offset = number - pages[k].page_no
+            support = len(runs[(series, offset)])
+            lone = n == 1 and num.standalone and (series != "" or (len(num.label) <= MAX_LONE_PAGE_DIGITS and number not in _YEARS))
+            if support >= 2 or (offset == 0 and num.standalone) or lone:
+                rank = (num.standalone, support, series == "")
+                if best is None or rank > best[0]:
+                    best = (rank, (series, offset, num, idx))
+        if best is not None:
+            accepted[k] = best[1]
+    out: list[tuple[int | None, str, frozenset[int]]] = []
     for k in range(n):
-        if k in offsets:
-            result.append((pages[k].page_no + offsets[k], labels[k]))
-        elif k in labels:
-            result.append((None, labels[k]))
+        if k in accepted:
+            series, offset, num, idx = accepted[k]
+            out.append((num.value if series == "" else None, num.label, idx))
+            continue
+        before = max((j for j in accepted if j < k), default=None)
+        after = min((j for j in accepted if j > k), default=None)
+        if before is not None and after is not None and accepted[before][:2] == accepted[after][:2]:
+            series, offset = accepted[before][:2]
+            number = pages[k].page_no + offset
+            out.append((number if series == "" else None, label_in(series, number), frozenset()))
         else:
-            before = max((j for j in offsets if j < k), default=None)
-            after = min((j for j in offsets if j > k), default=None)
-            if before is not None and after is not None and offsets[before] == offsets[after]:
-                value = pages[k].page_no + offsets[before]
-                result.append((value, str(value)))
-            else:
-                result.append((None, ""))
-    return result
+            out.append((None, "", frozenset()))
+    return out

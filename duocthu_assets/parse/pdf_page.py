@@ -14,6 +14,7 @@ One MuPDF ``TextPage`` per page serves both the styled lines
 from __future__ import annotations
 
 import bisect
+import re
 import statistics
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -27,7 +28,19 @@ TEXT_FLAGS = (
     | pymupdf.TEXT_MEDIABOX_CLIP
     # no TEXT_PRESERVE_LIGATURES: "ﬁ" comes out as "fi"; no TEXT_DEHYPHENATE:
     # joining "beta-" and "lactam" is a decision we make ourselves.
+    # no TEXT_CID_FOR_UNKNOWN_UNICODE (which ``page.get_text()`` sets): a glyph
+    # without a Unicode mapping then comes out as U+FFFD, which we can count and
+    # leave out, instead of its raw font code, which reads as a control
+    # character or, worse, a wrong letter (TeX's big Σ is code 0x50, "P"; its
+    # big ⟨ ⟩ are "h" and "i"; its radical is "q").
 )
+# Glyphs that carry no readable character: MuPDF's U+FFFD for a glyph without
+# a Unicode mapping, private-use code points (a font's own symbols), and
+# control characters (raw codes). Counted per page and left out of the text.
+UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+MAX_ACROSS_FRAC = 0.1  # vertical lines up to this share of a page's text are stamps or labels, read apart
+MARGIN_FRAC = 0.12  # ... and any number in the outer 12% of the page's width beside the text are margin stamps
+MAX_MARGIN_LINES = 4  # ... up to this many of them (more is a sideways table)
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demibold", ",b")
 _ITALIC_NAMES = ("italic", "oblique", ",i")
 
@@ -43,6 +56,7 @@ class Word(NamedTuple):
     bold: bool
     italic: bool
     line_id: int  # the MuPDF line it came from, unique on its page
+    rotated: bool = False  # its line runs across the page's reading direction (a vertical margin stamp)
 
 
 class Fragment(NamedTuple):
@@ -123,6 +137,12 @@ class PageContent:
     path_count: int
     image_cover: float  # fraction of the page covered by images (computed only for near-empty pages)
     stream_errors: tuple[str, ...] = ()
+    unmapped: int = 0  # glyphs without a readable character, left out of ``words``
+
+    @property
+    def chars(self) -> int:
+        """Characters of the page's text layer: its words' and the unmapped glyphs."""
+        return sum(len(w.text) for w in self.words) + self.unmapped
 
 
 def _style_of(span: dict) -> tuple[float, bool, bool]:
@@ -150,20 +170,29 @@ def unrotated_size(page) -> tuple[float, float]:
     return abs(r.width), abs(r.height)
 
 
-def reading_matrix(page_dict: dict, width: float, height: float):
-    """The quarter turn (and shift) taking the unrotated page, where MuPDF
-    reports text, to reading orientation: the direction most characters run
-    in becomes left to right. None when the text already runs that way."""
+def _direction(line: dict) -> tuple[int, int]:
+    dx, dy = line.get("dir", (1, 0))
+    return (1, 0) if abs(dx) >= abs(dy) and dx > 0 else (-1, 0) if abs(dx) >= abs(dy) else (0, 1) if dy > 0 else (0, -1)
+
+
+def reading_direction(page_dict: dict) -> tuple[int, int]:
+    """The direction most characters of the page run in."""
     weight = {(1, 0): 0, (0, 1): 0, (0, -1): 0, (-1, 0): 0}
     for block in page_dict["blocks"]:
         if block.get("type", 0) != 0:
             continue
         for line in block["lines"]:
-            dx, dy = line.get("dir", (1, 0))
-            key = (1, 0) if abs(dx) >= abs(dy) and dx > 0 else (-1, 0) if abs(dx) >= abs(dy) else (0, 1) if dy > 0 else (0, -1)
-            weight[key] += sum(len(sp["text"]) for sp in line["spans"])
+            weight[_direction(line)] += sum(len(sp["text"]) for sp in line["spans"])
     direction = max(weight, key=lambda k: (weight[k], k == (1, 0)))
-    if direction == (1, 0) or weight[direction] <= weight[(1, 0)]:
+    return (1, 0) if weight[direction] <= weight[(1, 0)] else direction
+
+
+def reading_matrix(page_dict: dict, width: float, height: float):
+    """The quarter turn (and shift) taking the unrotated page, where MuPDF
+    reports text, to reading orientation: the direction most characters run
+    in becomes left to right. None when the text already runs that way."""
+    direction = reading_direction(page_dict)
+    if direction == (1, 0):
         return None
     if direction == (0, 1):  # text runs down the page: turn a quarter clockwise back
         return pymupdf.Matrix(0, -1, 1, 0, 0, width)
@@ -172,10 +201,18 @@ def reading_matrix(page_dict: dict, width: float, height: float):
     return pymupdf.Matrix(-1, 0, 0, -1, width, height)
 
 
-def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
-    """Words of a TextPage with the style of the span each one sits in."""
+def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
+    """Words of a TextPage with the style of the span each one sits in, and
+    the number of glyphs without a readable character (:data:`UNMAPPED`),
+    which are left out of the words' text (a word of nothing else is
+    dropped)."""
     line_spans: list[tuple[list[float], list[tuple[float, bool, bool]]]] = []
     line_index: dict[tuple[int, int], int] = {}
+    across: set[int] = set()  # lines running across the page's reading direction
+    total_chars = 0
+    across_lines: list[tuple[int, tuple, int]] = []
+    flat_x0, flat_x1 = float("inf"), float("-inf")
+    direction = reading_direction(page_dict)
     style_cache: dict[tuple[str, int, float], tuple[float, bool, bool]] = {}
     block_no = -1
     for block in page_dict["blocks"]:
@@ -193,9 +230,34 @@ def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
                 starts.append(span["bbox"][0])
                 styles.append(style)
             line_index[(block_no, line_no)] = len(line_spans)
+            chars = sum(len(sp["text"].strip()) for sp in line["spans"])
+            total_chars += chars
+            if _direction(line) != direction and abs(line.get("dir", (1, 0))[0]) < 0.5:
+                across.add(len(line_spans))  # a quarter turn from the text: vertical (slanted text stays)
+                across_lines.append((len(line_spans), line["bbox"], chars))
+            elif _direction(line) == direction:
+                flat_x0, flat_x1 = min(flat_x0, line["bbox"][0]), max(flat_x1, line["bbox"][2])
             line_spans.append((starts, styles))
+    # a vertical line clear of the text's sides is a margin stamp; the others are a
+    # sideways table or figure when they make more than MAX_ACROSS_FRAC of the page
+    # (their words are then read like the rest)
+    width = page_dict.get("width", 0.0)
+    margin = [
+        k for k, box, _ in across_lines
+        if direction == (1, 0) and (box[2] <= min(flat_x0 + 1, MARGIN_FRAC * width) or box[0] >= max(flat_x1 - 1, (1 - MARGIN_FRAC) * width))
+    ]
+    if len(margin) > MAX_MARGIN_LINES:
+        margin = []  # many vertical lines at the side: a sideways table, not stamps
+    inside = [(k, chars) for k, _, chars in across_lines if k not in margin]
+    if sum(chars for _, chars in inside) > MAX_ACROSS_FRAC * total_chars:
+        across -= {k for k, _ in inside}
     words: list[Word] = []
+    unmapped = 0
     for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
+        if UNMAPPED.search(text):
+            kept = UNMAPPED.sub("", text)
+            unmapped += len(text) - len(kept)
+            text = kept
         if not text.strip():
             continue
         lid = line_index.get((b_no, l_no), -1)
@@ -208,8 +270,8 @@ def read_words(textpage, page_dict: dict, matrix) -> list[Word]:
         if size <= 0:
             size = max(y1 - y0, 1.0) / 1.2
         box = (x0, y0, x1, y1) if matrix is None else _transform((x0, y0, x1, y1), matrix)
-        words.append(Word(text, box, size, bold, italic, lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no))
-    return words
+        words.append(Word(text, box, size, bold, italic, lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no, lid in across))
+    return words, unmapped
 
 
 def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragment]:
@@ -222,6 +284,9 @@ def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragmen
         by_line.setdefault(w.line_id, []).append(w)
     fragments: list[Fragment] = []
     for lid, line_words in by_line.items():
+        if line_words[0].rotated:
+            fragments.append(make_fragment(line_words, lid))  # a vertical line is one fragment, read along its run
+            continue
         run: list[Word] = [line_words[0]]
         for w in line_words[1:]:
             prev = run[-1]
@@ -341,7 +406,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     matrix = reading_matrix(page_dict, width, height)
     if matrix is not None and abs(matrix.b) == 1:
         width, height = height, width
-    words = read_words(textpage, page_dict, matrix)
+    words, unmapped = read_words(textpage, page_dict, matrix)
     fragments = words_to_fragments(words, settings)
     rules, graphics, path_count = read_rules(page, matrix, settings)
     char_count = sum(len(w.text) for w in words)
@@ -356,6 +421,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         graphics=tuple(graphics),
         path_count=path_count,
         image_cover=cover,
+        unmapped=unmapped,
     )
 
 

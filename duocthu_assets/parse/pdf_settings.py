@@ -19,6 +19,11 @@ FURNITURE_MIN_REPEATS = 2  # a band line recurring on this many pages is a runni
 FURNITURE_MAX_FRAGMENTS = 3  # a running header has a left, a centre and a right part at most; more is a table row
 FURNITURE_MAX_ROWS = 2  # a header or footer is one or two lines; a separated group of more is body text
 LONE_NUMBER_GAP_EM = 0.2  # a lone page number at the very edge of the page needs only this much whitespace
+REPEAT_MIN_PAGE_FRAC = 0.5  # a line repeated at the same place on this share of the pages is furniture, wherever it sits
+REPEAT_ANYWHERE_PAGE_FRAC = 0.8  # ... outside the top/bottom band, on this share (and three pages at least)
+REPEAT_POSITION_TOL = 3.0  # ... at the same baseline and left, right or centre within this many points
+REPEAT_MAX_ROWS = 4  # ... and only while a page has at most this many such rows (two above, two below)
+REPEAT_MAX_CHARS = 120  # ... and no longer than this (a repeated paragraph is not a header)
 SMALL_HEAD_RATIO = 0.95  # a ruled-off top row set smaller than this times the body size is a running head
 
 # --- text ------------------------------------------------------------------
@@ -61,7 +66,7 @@ FRACTION_SIDE_MAX_WORDS = 5  # "Clcr (ml/phút) =", "x 0,85": a side is a few wo
 # --- scanned pages -----------------------------------------------------------
 OCR_MIN_CHARS = 40  # fewer body characters than this ...
 OCR_MIN_IMAGE_COVER_FRAC = 0.3  # ... on a page this much covered by images: the page needs OCR
-OCR_BAD_TEXT_FRAC = 0.3  # a text layer with this share of unmappable characters is as good as none
+UNMAPPED_GLYPH_MAX_FRAC = 0.1  # a page whose glyphs lack a Unicode mapping beyond this share has a broken text layer: it needs OCR (the corpus's worst born-digital page: 1.8 %)
 VECTOR_TEXT_MIN_PATHS = 400  # a page with no text but this many vector paths has its text drawn as outlines
 
 
@@ -74,6 +79,11 @@ class PdfSettings:
     furniture_max_rows: int = FURNITURE_MAX_ROWS
     lone_number_gap_em: float = LONE_NUMBER_GAP_EM
     small_head_ratio: float = SMALL_HEAD_RATIO
+    repeat_min_page_frac: float = REPEAT_MIN_PAGE_FRAC
+    repeat_anywhere_page_frac: float = REPEAT_ANYWHERE_PAGE_FRAC
+    repeat_position_tol: float = REPEAT_POSITION_TOL
+    repeat_max_chars: int = REPEAT_MAX_CHARS
+    repeat_max_rows: int = REPEAT_MAX_ROWS
     fragment_gap_em: float = FRAGMENT_GAP_EM
     paragraph_gap_em: float = PARAGRAPH_GAP_EM
     indent_em: float = INDENT_EM
@@ -103,18 +113,18 @@ class PdfSettings:
     fraction_side_max_words: int = FRACTION_SIDE_MAX_WORDS
     ocr_min_chars: int = OCR_MIN_CHARS
     ocr_min_image_cover_frac: float = OCR_MIN_IMAGE_COVER_FRAC
-    ocr_bad_text_frac: float = OCR_BAD_TEXT_FRAC
+    unmapped_glyph_max_frac: float = UNMAPPED_GLYPH_MAX_FRAC
     vector_text_min_paths: int = VECTOR_TEXT_MIN_PATHS
 
     def __post_init__(self) -> None:
-        for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac", "ocr_bad_text_frac", "small_head_ratio"):
+        for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac", "unmapped_glyph_max_frac", "small_head_ratio", "repeat_min_page_frac", "repeat_anywhere_page_frac"):
             value = getattr(self, name)
             if not 0.0 < value < 1.0:
                 raise ValueError(f"{name} {value} must be a fraction in (0, 1)")
         for name in (
             "furniture_gap_em", "fragment_gap_em", "paragraph_gap_em", "indent_em", "min_gutter", "column_min_words",
             "rule_max_thickness", "rule_min_length", "snap_tolerance", "cell_gap_em", "continuation_x_tolerance",
-            "fraction_max_gap_em", "fraction_side_gap", "lone_number_gap_em", "numeric_split_em", "figure_near",
+            "fraction_max_gap_em", "fraction_side_gap", "lone_number_gap_em", "numeric_split_em", "figure_near", "repeat_position_tol",
         ):
             value = getattr(self, name)
             if value <= 0:
@@ -122,7 +132,7 @@ class PdfSettings:
         for name in (
             "furniture_min_repeats", "furniture_max_fragments", "furniture_max_rows", "heading_max_words", "heading_max_lines",
             "column_min_lines", "prose_row_min_words", "ocr_min_chars", "figure_min_graphics", "fraction_side_max_words",
-            "vector_text_min_paths",
+            "vector_text_min_paths", "repeat_max_chars", "repeat_max_rows",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} {getattr(self, name)} must be at least 1")

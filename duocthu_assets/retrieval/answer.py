@@ -108,9 +108,11 @@ class Answer:
 _KIND_LABEL = {"table": "a table", "formula": "a formula"}
 
 
-def _page_label(printed: int | None, physical: int | None) -> str:
+def _page_label(printed: int | None, physical: int | None, label: str = "") -> str:
     if printed is not None:
         return f"printed page {printed} (trang in {printed})"
+    if label:
+        return f"printed page {label} (trang in {label})"
     if physical is not None:
         return f"page {physical} of the file (no printed number)"
     return "an unknown page"
@@ -118,7 +120,7 @@ def _page_label(printed: int | None, physical: int | None) -> str:
 
 def _crop_notice(att: HitAttachment) -> str:
     what = _KIND_LABEL.get(att.kind, f"a {att.kind}")
-    where = _page_label(att.printed_page, att.physical_page)
+    where = _page_label(att.printed_page, att.physical_page, att.printed_label)
     if att.crop_file and att.crop_exists:
         crop = f"crop: {att.crop_file}"
     elif att.crop_file:

@@ -148,6 +148,7 @@ class HitAttachment:
     crop_path: str | None  # relative to the warehouse (as stored), or None
     crop_file: str | None  # the same, resolved under the warehouse
     crop_exists: bool
+    printed_label: str = ""  # the page's printed label when it is not a number ("xii", "A-42")
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,7 @@ def _crop(warehouse: Warehouse, doc_id: str, att: dict[str, Any]) -> HitAttachme
         crop_path=rel,
         crop_file=resolved,
         crop_exists=exists,
+        printed_label=att.get("printed_label") or "",
     )
 
 
