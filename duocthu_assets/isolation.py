@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import resource
 import signal
 import time
 import traceback
@@ -73,15 +74,24 @@ def _serve(conn: Connection, fn: Callable[..., Any], jobs: list[tuple[str, tuple
 ORPHAN_POLL_S = 1.0
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this child when the process that forked it dies."""
+def _load_prctl() -> Any:
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+
+
+# Resolved here, in the parent: a forked child of a threaded process must not
+# dlopen (another thread may have held the loader's lock at the fork).
+_PRCTL = _load_prctl()
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this child when the process that forked it dies."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _vm_size_bytes() -> int:
@@ -99,8 +109,6 @@ def _limit_memory(memory_mb: int) -> None:
     """Allow this child ``memory_mb`` MiB of address space beyond what it
     inherited at the fork: past it an allocation fails (``MemoryError``),
     ending this document, not the machine."""
-    import resource
-
     limit = _vm_size_bytes() + memory_mb * 1024 * 1024
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
