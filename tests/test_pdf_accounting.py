@@ -292,10 +292,10 @@ def test_descriptor_names_a_page_by_its_printed_label_and_the_check_reads_it_bac
     from checks.rules import DocumentRows
     from duocthu_assets.chunking.descriptors import describe_block, page_reference
 
-    text = describe_block("REPORT", "Annex", "table", None, 44, "en", "A-42")
+    text = describe_block("REPORT", "Annex", "table", None, 44, "en", printed_label="A-42")
     assert text == "REPORT — Annex — table, printed page A-42."
     assert page_reference(text) == ("printed", "A-42")
-    assert describe_block("X", "", "table", 12, 14, "vi", "12") == "X — bảng, trang in 12."
+    assert describe_block("X", "", "table", 12, 14, "vi", printed_label="12") == "X — bảng, trang in 12."
 
     def rows(label: str) -> DocumentRows:
         attachment = {"block_id": "p0044-t1", "physical_page": 44, "printed_page": None, "printed_label": label}
