@@ -300,7 +300,7 @@ def ingest(
     paths: list[str],
     warehouse_root: str,
     profile: str | None = None,
-    out: TextIO = sys.stdout,
+    out: TextIO | None = None,
     show_progress: bool = True,
 ) -> IngestResult:
     started = time.monotonic()
@@ -370,7 +370,7 @@ def ingest(
 
     summaries = summarize(warehouse, instance, registry, [r.doc_id for r in records], stopped, run_errors, embedding_stats, set(todo))
     result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started, problems)
-    print_summary(result, out)
+    print_summary(result, out or sys.stdout)  # read at call time: a captured stdout may be gone by then
     return result
 
 
