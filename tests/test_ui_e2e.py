@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from checks.registry import RULES_BY_ASSET
 from duocthu_assets.storage import Warehouse
 from tests.docgen import make_scanned_pdf, make_xlsx
 from tests.ui_helpers import (
@@ -240,7 +241,7 @@ def test_browser_shows_asset_graph_and_failing_check(served: Served):
             expect(page.get_by_text("embeddings", exact=True).first).to_be_visible()  # the next group, linked
             expect(page.get_by_text(re.compile("Loading"))).to_have_count(0)
             node = page.locator("div", has_text="parsed_documents").filter(has_text="Asset checks").last
-            expect(node).to_contain_text(re.compile(r"\d / 3 Passed"))
+            expect(node).to_contain_text(re.compile(rf"\d / {len(RULES_BY_ASSET['parsed_documents'])} Passed"))  # one per parsed_documents rule
             expect(node).to_contain_text("2 partitions")
             page.screenshot(path=str(shots["asset_graph"]))
 
