@@ -12,6 +12,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from .storage import process_alive
+
 MARKER = "# written by duocthu"
 DAGSTER_YAML = MARKER + """: a local instance inside the warehouse
 telemetry:
@@ -156,18 +158,6 @@ def open_instance(warehouse_root: str) -> dg.DagsterInstance:
 ACTIVE_STATUSES = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
 
 
-def _process_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
     """Mark as failed the runs a killed process left STARTING/STARTED: their
     process is gone, and left alone they would fill the run queue's slots so
@@ -176,7 +166,7 @@ def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
     for run in instance.get_runs(filters=dg.RunsFilter(statuses=list(ACTIVE_STATUSES))):
         starts = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_START)
         pid = starts[0].dagster_event.pid if starts and starts[0].dagster_event else None
-        if pid is not None and not _process_alive(pid):  # a run still starting has no pid yet
+        if pid is not None and not process_alive(pid):  # a run still starting has no pid yet
             instance.report_run_failed(run, "the process running it is gone (killed or crashed); released by duocthu")
             released.append(run.run_id)
     return released

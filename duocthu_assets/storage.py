@@ -574,7 +574,7 @@ def remove_stale_temp_files(root: str | os.PathLike[str], skip: tuple[str, ...] 
             if not (name.startswith(".") and name.endswith(TMP_SUFFIX)):
                 continue
             pid = _writer_pid(name)
-            if pid is not None and _alive(pid):
+            if pid is not None and process_alive(pid):
                 continue
             if pid is None:  # an older name without the writer's pid: only when surely abandoned
                 with contextlib.suppress(OSError):
@@ -598,7 +598,8 @@ def _writer_pid(name: str) -> int | None:
     return int(pid) if pid.isdigit() and rest else None
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
