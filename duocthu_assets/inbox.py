@@ -168,8 +168,11 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
             elif real in seen:
                 continue
             else:
-                out.found.append((real.parent, real))
-                seen[real] = real
+                # a file named on the command line is read where it was named (a link
+                # to it included: the user chose it), so its folder's collection.toml
+                # applies; one file reached by two spellings is still one document
+                out.found.append((given.parent, given))
+                seen[real] = given
         else:
             out.problems.append(f"{display_name(str(raw))}: no such file or folder")
     for root, link, target in links:

@@ -241,3 +241,27 @@ def test_ingest_under_the_legal_profile_files_every_chunk_under_one_article(tmp_
     hits = answer(Warehouse(str(warehouse)), "quyền của chủ họ yêu cầu thành viên góp phần họ", k=1)
     assert hits[0].section_title == "Điều 3. Quyền của chủ họ"
     assert "— Điều 3. Quyền của chủ họ" in format_hits(hits)
+
+
+def test_a_file_named_on_the_command_line_takes_its_folders_collection_toml(tmp_path):
+    """`duocthu eval` stages documents as links in a folder with a generated
+    collection.toml and ingests each file by name: the file is read where it
+    was named, so that folder's profile applies (it was the corpus folder's
+    defaults, i.e. generic, when the link was resolved first)."""
+    from duocthu_assets.inbox import Registry, register_files, scan
+    from duocthu_assets.storage import Warehouse
+
+    elsewhere = tmp_path / "corpus"
+    elsewhere.mkdir()
+    (elsewhere / "decree.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    (staging / "collection.toml").write_text('profile = "legal"\n', encoding="utf-8")
+    link = staging / "decree.csv"
+    link.symlink_to(elsewhere / "decree.csv")
+
+    found = scan([str(link)])
+    assert found.found == [(staging, link)] and not found.refused
+    (record,) = register_files(Registry(Warehouse(str(tmp_path / "wh"))), found.found)
+    assert record.settings["profile"] == "legal"
+    assert record.path == str(link)
