@@ -53,6 +53,8 @@ from duocthu_assets.retrieval.query import DEFAULT_MODE, dense_scores  # noqa: E
 from duocthu_assets.retrieval.server import serve_in_thread  # noqa: E402
 from duocthu_assets.storage import Warehouse  # noqa: E402
 
+from bench.embed import SENTENCES as FORMULARY_SENTENCES  # noqa: E402
+
 DRUGS = [
     "Amikacin", "Amoxicilin", "Ampicilin", "Azithromycin", "Cefalexin", "Cefotaxim", "Ceftriaxon", "Ciprofloxacin",
     "Clarithromycin", "Clindamycin", "Doxycyclin", "Gentamicin", "Imipenem", "Levofloxacin", "Meropenem",
@@ -63,19 +65,9 @@ SECTIONS = [
     "Chỉ định", "Chống chỉ định", "Liều lượng và cách dùng", "Thận trọng", "Thời kỳ mang thai", "Thời kỳ cho con bú",
     "Tác dụng không mong muốn", "Tương tác thuốc", "Quá liều và xử trí", "Dược động học", "Bảo quản",
 ]
+# the embedding bench's dosing sentences, plus one that names an article and an ATC code
 SENTENCES = [
-    "Người lớn: tiêm tĩnh mạch {a} g mỗi {b} giờ, tối đa {c} g mỗi ngày.",
-    "Trẻ em trên {a} tuổi: uống {b} mg/kg/ngày, chia làm {c} lần.",
-    "Người suy thận có độ thanh thải creatinin dưới {a} ml/phút cần giảm liều còn {b} mg mỗi {c} giờ.",
-    "Thuốc được hấp thu nhanh qua đường tiêu hóa, nồng độ đỉnh trong huyết tương đạt sau {a} đến {b} giờ.",
-    "Không dùng cho người có tiền sử quá mẫn với penicilin hoặc bất kỳ thành phần nào của thuốc.",
-    "Thận trọng khi dùng cho người bệnh có tiền sử bệnh đường tiêu hóa, đặc biệt là viêm đại tràng.",
-    "Tác dụng không mong muốn thường gặp: tiêu chảy, buồn nôn, phát ban, ngứa; hiếm gặp sốc phản vệ.",
-    "Thời kỳ mang thai: chỉ dùng khi thật cần thiết, sau khi đã cân nhắc kỹ lợi ích và nguy cơ.",
-    "Bảo quản ở nhiệt độ dưới {a} độ C, tránh ánh sáng và ẩm; dung dịch đã pha dùng trong {b} giờ.",
-    "Dùng đồng thời với alopurinol làm tăng tỷ lệ phát ban da; probenecid làm tăng nồng độ thuốc trong máu.",
-    "Quá liều có thể gây co giật; xử trí bằng điều trị triệu chứng và thẩm tách máu nếu cần.",
-    "Thuốc phân bố rộng vào các mô và dịch cơ thể, qua được nhau thai và bài tiết vào sữa mẹ với lượng nhỏ.",
+    *FORMULARY_SENTENCES,
     "Theo Điều {a} khoản {b}, người hành nghề dược phải ghi rõ mã ATC {atc} trên đơn thuốc.",
 ]
 QUERIES = [
