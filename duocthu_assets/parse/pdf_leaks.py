@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_page import Fragment
+from .pdf_table_scoring import text_rows
 
 ANCHOR_TOL = 2.5  # points: a cell edge this close to a column edge lines up with it
 MIN_ALIGNED = 2  # a leaked row lines up with at least this many columns
@@ -51,22 +52,6 @@ class Leak:
     columns: int  # how many of the block's columns the line lines up with
 
 
-def _rows(fragments: list[Fragment]) -> list[list[Fragment]]:
-    rows: list[list[Fragment]] = []
-    box: BBox | None = None
-    for f in sorted(fragments, key=lambda f: (f.bbox[1], f.bbox[0])):
-        b = f.bbox
-        if box is not None and min(box[3], b[3]) - max(box[1], b[1]) >= 0.5 * min(box[3] - box[1], b[3] - b[1]):
-            rows[-1].append(f)
-            box = (min(box[0], b[0]), min(box[1], b[1]), max(box[2], b[2]), max(box[3], b[3]))
-            continue
-        rows.append([f])
-        box = b
-    for r in rows:
-        r.sort(key=lambda f: f.bbox[0])
-    return rows
-
-
 def _anchors(values: list[float], min_count: int = 2) -> tuple[float, ...]:
     """Positions that at least ``min_count`` values share (within the tolerance)."""
     out: list[float] = []
@@ -85,7 +70,7 @@ def _anchors(values: list[float], min_count: int = 2) -> tuple[float, ...]:
 def block_grid(inside: list[Fragment]) -> Grid | None:
     """The column anchors and row pitch of a table's fragments; None when
     the block has fewer than two rows."""
-    rows = _rows(inside)
+    rows = text_rows(inside)
     if len(rows) < 2:
         return None
     tops = [min(f.bbox[1] for f in r) for r in rows]
@@ -137,7 +122,7 @@ def rows_below(block: BBox, fragments: list[Fragment], blocks: list[BBox], grid:
     ]
     out: list[list[Fragment]] = []
     bottom = y1
-    for row in _rows(free):
+    for row in text_rows(free):
         top = min(f.bbox[1] for f in row)
         if top - bottom > 2.0 * grid.pitch:
             break
@@ -176,7 +161,7 @@ def prose_lines_in(block: BBox, fragments: list[Fragment]) -> list[Fragment]:
     it), or beside another long run (two columns of prose side by side)."""
     inside = [f for f in fragments if contains_point(block, *center(f.bbox), pad=1.0)]
     out: list[Fragment] = []
-    for row in _rows(inside):
+    for row in text_rows(inside):
         long = [f for f in row if _long(f)]
         if long and (len(row) == 1 or len(long) >= 2):
             out += long
