@@ -17,6 +17,8 @@ deterministic (fixed metadata, no new file id).
   column's prose (the next monograph's first section);
 - ``column_bottom``: a booktabs table at the foot of the left column of a
   two-column page, its last rows under its last rule;
+- ``inline_scripts``: prose with inline subscripts and superscripts set as
+  scripts (``x₁``, ``x³``, ``10⁻³``, ``mg/m²``), which must read ``x_1``, ``x^3``;
 - ``formulas``: a two-column page with the Cockcroft-Gault fraction, a sum
   with limits and a 2×2 matrix in brackets, between prose lines.
 """
@@ -281,6 +283,33 @@ def flattened_sum() -> tuple[bytes, Expect]:
     return w.bytes(), Expect(prose=["Tổng bình phương"])
 
 
+SCRIPT_LINES = [
+    [("Với các biến đầu vào x", ""), ("1", "_"), (", x", ""), ("2", "_"), (", x", ""), ("3", "_"), (", y", ""), ("1", "_"), (", y", ""), ("2", "_"),
+     (", y", ""), ("3", "_"), (", z", ""), ("1", "_"), (" và z", ""), ("2", "_"), (" ta có", "")],
+    [("x", ""), ("3", "^"), (" + y", ""), ("2", "^"), (" ≤ 10", ""), ("−3", "^"), (" và liều 25 mg/m", ""), ("2", "^"), (" da mỗi ngày.", "")],
+]
+
+
+def inline_scripts() -> tuple[bytes, Expect]:
+    """Prose whose variables carry real inline subscripts and superscripts
+    (set smaller, off the baseline): they must read ``x_1``, ``x^3``,
+    ``10^{−3}``, ``mg/m^2``, never ``x1``, ``x3``, ``10−3``, ``mg/m2`` (which the
+    leak detector would take for flattened math)."""
+    w = Writer()
+    w.new_page()
+    y = w.paragraph(LEFT, 70, RIGHT - LEFT, PROSE) + 12
+    for line in SCRIPT_LINES:
+        x, baseline = LEFT, y + SIZE
+        for text, mark in line:
+            size = SIZE if not mark else 0.7 * SIZE
+            shift = 0.0 if not mark else (-0.4 * SIZE if mark == "^" else 0.2 * SIZE)
+            w.text(x, baseline + shift, text, size)
+            x += w.width(text, size)
+        y += LEAD
+    w.paragraph(LEFT, y + 12, RIGHT - LEFT, PROSE)
+    return w.bytes(), Expect(prose=["x_1, x_2, x_3, y_1, y_2, y_3, z_1 và z_2", "x^3 + y^2 ≤ 10^{−3}", "mg/m^2"])
+
+
 CASES = {
     "booktabs_continued": booktabs_continued,
     "two_column_continued": two_column_continued,
@@ -288,6 +317,7 @@ CASES = {
     "formulas": formulas,
     "ruled_last_rows": ruled_last_rows,
     "flattened_sum": flattened_sum,
+    "inline_scripts": inline_scripts,
 }
 
 

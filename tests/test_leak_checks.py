@@ -35,9 +35,10 @@ def test_table_row_left_under_its_table_and_flattened_math_block_their_documents
     ruled, _ = stress.build("ruled_last_rows")
     booktabs, _ = stress.build("booktabs_continued")
     flat, _ = stress.build("flattened_sum")
+    scripts, _ = stress.build("inline_scripts")
     # the parser as it was before issue 15: a ruled grid ends at its last rule
     monkeypatch.setattr(pdf_blocks, "grow_down", lambda bbox, fragments, taken=(): bbox)
-    out = _ingest(tmp_path, {"a_ruled.pdf": ruled, "b_booktabs.pdf": booktabs, "c_flat.pdf": flat})
+    out = _ingest(tmp_path, {"a_ruled.pdf": ruled, "b_booktabs.pdf": booktabs, "c_flat.pdf": flat, "d_scripts.pdf": scripts})
     assert out["code"] == 1
     docs = out["docs"]
 
@@ -52,6 +53,9 @@ def test_table_row_left_under_its_table_and_flattened_math_block_their_documents
     assert "∑ n+1 i=1" in flat_doc["reason"]
 
     assert docs["b_booktabs.pdf"]["status"] == "ok", docs["b_booktabs.pdf"]
+    # inline scripts written x_1, x^3 (not x1, x3): faithful, not flattened math;
+    # every character still accounted for (the marks are not the text layer's)
+    assert docs["d_scripts.pdf"]["status"] == "ok", docs["d_scripts.pdf"]
 
 
 def test_the_fixed_parser_keeps_the_rows_in_the_table_and_passes(tmp_path):

@@ -173,13 +173,13 @@ def account_page(content: PageContent, furniture: PageFurniture, layout: PageLay
             for w in f.words:
                 places[id(w)] = places.get(id(w), 0) + 1
                 block_words.add(id(w))
-                blocks += len(w.text)
+                blocks += len(w.source)
     for item in layout.items:
         if isinstance(item, Para):
             for f in item.fragments:
                 for w in f.words:
                     places[id(w)] = places.get(id(w), 0) + 1
-                    prose += len(w.text)
+                    prose += len(w.source)
     lines: list[Furniture] = []
     for i in sorted(furniture.furniture):
         f = content.fragments[i]
@@ -187,10 +187,12 @@ def account_page(content: PageContent, furniture: PageFurniture, layout: PageLay
             continue
         for w in f.words:
             places[id(w)] = places.get(id(w), 0) + 1
-            furn += len(w.text)
-        lines.append(Furniture(content.page_no, FurnitureKind(furniture.kind_of(i)), f.text, _rounded(f.bbox)))
-    missing = sum(len(w.text) for w in content.words if id(w) not in places)
-    duplicated = sum(len(w.text) * (places[id(w)] - 1) for w in content.words if places.get(id(w), 0) > 1)
+            furn += len(w.source)
+        # the text layer's own characters (script marks are not), as counted
+        text = " ".join(w.source for w in f.words)
+        lines.append(Furniture(content.page_no, FurnitureKind(furniture.kind_of(i)), text, _rounded(f.bbox)))
+    missing = sum(len(w.source) for w in content.words if id(w) not in places)
+    duplicated = sum(len(w.source) * (places[id(w)] - 1) for w in content.words if places.get(id(w), 0) > 1)
     account = PageAccount(content.page_no, content.chars, prose, blocks, furn, content.unmapped, missing, duplicated)
     return account, lines
 

@@ -20,6 +20,7 @@ pages of a PDF with the parser's own page reader and runs it per page.
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 
@@ -238,12 +239,24 @@ def _latin_or_greek(ch: str) -> bool:
     return ch.isalpha() and (o < 0x250 or 0x370 <= o <= 0x3FF or 0x1E00 <= o <= 0x1FFF)
 
 
+# a script mark the page reader writes (pdf_page.mark_scripts): x^3, x_i, 10^{−3}
+SCRIPT_MARK = re.compile(r"[\^_](\{[^{}\s]+\}|[^\s{}^_])")
+
+
+def unmark(token: str) -> str:
+    """``token`` with its script marks taken out (``x^{2}`` → ``x2``): how
+    the formula finders see it, whatever the reader made of the scripts."""
+    return SCRIPT_MARK.sub(lambda m: m.group(1).strip("{}"), token)
+
+
 def _fragment_token(token: str) -> bool:
-    """A piece of a flattened formula: a lone Latin or Greek letter (a
+    """A piece of a formula: a lone Latin or Greek letter (a
     variable), a run of symbols, a bad glyph or a math operator, a short
     index (``i=1``, ``n+1``) or a letter fused with a digit (``x2``). Numbers
     are not: dosing prose is full of them; nor are lone letters of other
-    scripts (Arabic ``ج``, Hangul syllables)."""
+    scripts (Arabic ``ج``, Hangul syllables). Script marks are read through
+    (``x^2`` is the piece ``x2``)."""
+    token = unmark(token)
     if any(_bad_glyph(c) or _math_char(c) for c in token):
         return True
     if not any(c.isalnum() for c in token):
@@ -253,6 +266,15 @@ def _fragment_token(token: str) -> bool:
     if len(token) <= 4 and any(c in "=+−^_" for c in token[1:]):
         return True  # i=1, n+1, x^2
     return len(token) <= 3 and any(_latin_or_greek(c) for c in token) and any(c.isdigit() for c in token)  # x2, a1
+
+
+def _flattened_token(token: str) -> bool:
+    """A piece of a *flattened* formula: :func:`_fragment_token`, except a
+    token whose scripts are marked (``x^2``, ``10^{−3}``, ``x_i``), which
+    reads as it was set; a bad glyph is flattened wherever it is."""
+    if SCRIPT_MARK.search(token) and not any(_bad_glyph(c) for c in token):
+        return False
+    return _fragment_token(token)
 
 
 def flattened_math(text: str) -> str | None:
@@ -267,7 +289,7 @@ def flattened_math(text: str) -> str | None:
         return f"{bad} unmapped glyphs (U+FFFD)"
     # dot leaders and ellipses (". . . .") are neutral: tables of contents
     tokens = [t for t in text.split() if t.strip(".…·,")]
-    flags = [_fragment_token(t) for t in tokens]
+    flags = [_flattened_token(t) for t in tokens]
     run = sum(flags[:MATH_WINDOW])
     for k in range(len(tokens) - MATH_WINDOW + 1):
         if k:

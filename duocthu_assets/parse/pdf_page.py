@@ -41,6 +41,13 @@ UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0
 MAX_ACROSS_FRAC = 0.1  # vertical lines up to this share of a page's text are stamps or labels, read apart
 MARGIN_FRAC = 0.12  # ... and any number in the outer 12% of the page's width beside the text are margin stamps
 MAX_MARGIN_LINES = 4  # ... up to this many of them (more is a sideways table)
+# Inline superscripts and subscripts (issue 15): a run of characters set
+# smaller than the line's text and raised or lowered off its baseline is
+# written ``x^3`` / ``x_i`` (``10^{−3}``, ``x_{ij}`` for a run of more than one
+# character), never glued to its base (``x3``). The marks are not characters
+# of the text layer: the character accounting counts ``Word.source``.
+SCRIPT_MAX_SIZE_FRAC = 0.9  # a script is set at most this size of the line's text ...
+SCRIPT_MIN_SHIFT_EM = 0.12  # ... and its baseline at least this far (in ems of the text) above or below
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demibold", ",b")
 _ITALIC_NAMES = ("italic", "oblique", ",i")
 
@@ -57,6 +64,12 @@ class Word(NamedTuple):
     italic: bool
     line_id: int  # the MuPDF line it came from, unique on its page
     rotated: bool = False  # its line runs across the page's reading direction (a vertical margin stamp)
+    plain: str = ""  # the word as the text layer spells it, when ``text`` carries script marks (``x^3``)
+
+    @property
+    def source(self) -> str:
+        """The word's characters of the text layer (script marks are not)."""
+        return self.plain or self.text
 
 
 class Fragment(NamedTuple):
@@ -142,7 +155,7 @@ class PageContent:
     @property
     def chars(self) -> int:
         """Characters of the page's text layer: its words' and the unmapped glyphs."""
-        return sum(len(w.text) for w in self.words) + self.unmapped
+        return sum(len(w.source) for w in self.words) + self.unmapped
 
 
 def _style_of(span: dict) -> tuple[float, bool, bool]:
@@ -201,6 +214,75 @@ def reading_matrix(page_dict: dict, width: float, height: float):
     return pymupdf.Matrix(-1, 0, 0, -1, width, height)
 
 
+def script_marks(line: dict) -> list[str] | None:
+    """For each character of a MuPDF line (its spans' text in order): ``"^"``
+    for a superscript, ``"_"`` for a subscript, ``""`` for the line's own
+    text; None when the line holds no script. A script is a span set at most
+    :data:`SCRIPT_MAX_SIZE_FRAC` of the size most of the line's characters
+    are set in, whose origin lies at least :data:`SCRIPT_MIN_SHIFT_EM` of
+    that size above or below the baseline of the line's text (measured
+    across the line's direction, so a page set sideways reads the same)."""
+    spans = line["spans"]
+    if len(spans) < 2:
+        return None
+    weights: dict[float, int] = {}
+    for sp in spans:
+        n = len(sp["text"].strip())
+        if n:
+            key = round(sp["size"], 1)
+            weights[key] = weights.get(key, 0) + n
+    if len(weights) < 2:
+        return None  # one size: no script
+    size = max(weights, key=lambda k: (weights[k], k))
+    dx, dy = line.get("dir", (1, 0))
+
+    def level(sp) -> float:  # how far up the line's "up" (dy, -dx) the span's origin lies
+        return sp["origin"][0] * dy - sp["origin"][1] * dx
+
+    base = [sp for sp in spans if sp["text"].strip() and sp["size"] >= SCRIPT_MAX_SIZE_FRAC * size]
+    if not base:
+        return None
+    baseline = level(max(base, key=lambda sp: len(sp["text"].strip())))
+    shift = SCRIPT_MIN_SHIFT_EM * size
+    marks: list[str] = []
+    found = False
+    for sp in spans:
+        mark = ""
+        if sp["text"].strip() and sp["size"] <= SCRIPT_MAX_SIZE_FRAC * size:
+            off = level(sp) - baseline
+            mark = "^" if off >= shift else "_" if off <= -shift else ""
+        found = found or bool(mark)
+        marks += [mark] * len(sp["text"])
+    return marks if found else None
+
+
+def mark_scripts(chars: str, marks: list[str]) -> str:
+    """``chars`` with each run of script characters written after its mark:
+    ``x^3``, ``x_i``, ``10^{−3}``, ``x_i^2``."""
+    out: list[str] = []
+    i, n = 0, len(chars)
+    while i < n:
+        mark = marks[i]
+        if not mark:
+            out.append(chars[i])
+            i += 1
+            continue
+        j = i
+        while j < n and marks[j] == mark:
+            j += 1
+        run = chars[i:j]
+        out.append(mark + (run if len(run) == 1 else "{" + run + "}"))
+        i = j
+    return "".join(out)
+
+
+def _line_words_marks(line_marks: list[str], line_text: str) -> tuple[str, list[str]]:
+    """The line's characters and marks with whitespace left out (the
+    characters MuPDF's words are cut from, in order)."""
+    keep = [k for k, c in enumerate(line_text) if not c.isspace()]
+    return "".join(line_text[k] for k in keep), [line_marks[k] for k in keep]
+
+
 def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
     """Words of a TextPage with the style of the span each one sits in, and
     the number of glyphs without a readable character (:data:`UNMAPPED`),
@@ -214,6 +296,7 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
     flat_x0, flat_x1 = float("inf"), float("-inf")
     direction = reading_direction(page_dict)
     style_cache: dict[tuple[str, int, float], tuple[float, bool, bool]] = {}
+    scripts: dict[int, list] = {}  # line → [its characters, their marks, how many its words consumed]
     block_no = -1
     for block in page_dict["blocks"]:
         if block.get("type", 0) != 0:
@@ -230,6 +313,10 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
                 starts.append(span["bbox"][0])
                 styles.append(style)
             line_index[(block_no, line_no)] = len(line_spans)
+            marks = script_marks(line)
+            if marks is not None:
+                chars, kept = _line_words_marks(marks, "".join(sp["text"] for sp in line["spans"]))
+                scripts[len(line_spans)] = [chars, kept, 0]
             chars = sum(len(sp["text"].strip()) for sp in line["spans"])
             total_chars += chars
             if _direction(line) != direction and abs(line.get("dir", (1, 0))[0]) < 0.5:
@@ -254,13 +341,25 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
     words: list[Word] = []
     unmapped = 0
     for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
+        lid = line_index.get((b_no, l_no), -1)
+        marked = ""
+        line_scripts = scripts.get(lid)
+        if line_scripts is not None:
+            chars, kept, at = line_scripts
+            if chars.startswith(text, at):
+                line_scripts[2] = at + len(text)
+                marks = kept[at : at + len(text)]
+                if any(marks):
+                    pairs = [(c, m) for c, m in zip(text, marks) if not UNMAPPED.match(c)]
+                    marked = mark_scripts("".join(c for c, _ in pairs), [m for _, m in pairs])
+            else:
+                del scripts[lid]  # MuPDF cut the line's words otherwise: leave the line unmarked
         if UNMAPPED.search(text):
-            kept = UNMAPPED.sub("", text)
-            unmapped += len(text) - len(kept)
-            text = kept
+            kept_text = UNMAPPED.sub("", text)
+            unmapped += len(text) - len(kept_text)
+            text = kept_text
         if not text.strip():
             continue
-        lid = line_index.get((b_no, l_no), -1)
         if lid >= 0 and line_spans[lid][1]:
             starts, styles = line_spans[lid]
             k = max(0, bisect.bisect_right(starts, (x0 + x1) / 2) - 1)
@@ -270,7 +369,11 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
         if size <= 0:
             size = max(y1 - y0, 1.0) / 1.2
         box = (x0, y0, x1, y1) if matrix is None else _transform((x0, y0, x1, y1), matrix)
-        words.append(Word(text, box, size, bold, italic, lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no, lid in across))
+        line_id = lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no
+        if marked and marked != text:
+            words.append(Word(marked, box, size, bold, italic, line_id, lid in across, text))
+        else:
+            words.append(Word(text, box, size, bold, italic, line_id, lid in across))
     return words, unmapped
 
 
@@ -409,7 +512,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     words, unmapped = read_words(textpage, page_dict, matrix)
     fragments = words_to_fragments(words, settings)
     rules, graphics, path_count = read_rules(page, matrix, settings)
-    char_count = sum(len(w.text) for w in words)
+    char_count = sum(len(w.source) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
     return PageContent(
         page_no=page.number + 1,
