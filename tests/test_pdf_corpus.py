@@ -133,6 +133,21 @@ def test_frame_around_table_title_and_notes_keeps_them_as_prose():
 
 
 @pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("camelot__medicine.pdf", "List of Medicines approved by Purchase Committee"),
+        ("camelot__column_span_1.pdf", "Rate of Accidental Deaths & Suicides and Population Growth During 1967 to 2013"),
+    ],
+)
+def test_a_spanning_title_row_inside_the_grid_stays_in_the_table(name, title):
+    """One line above the columns inside the table's frame is its title row:
+    in the block (first row) and its crop, not cut off and made a heading."""
+    (table,) = tables(name)
+    assert table.text.split("\n")[0] == title
+    assert not any(title in s.text for s in parsed(name).segments)
+
+
+@pytest.mark.parametrize(
     "name",
     ["vn__an_le_so_43-2021-AL.pdf", "docling__code_and_formula.pdf", "docling__right_to_left_01_arabic.pdf"],
 )

@@ -73,3 +73,25 @@ def test_formula_sheet_and_math_paper_keep_their_powers():
     for parsed in (sheet, paper):
         assert all(a.accounted for a in parsed.page_accounts)
         assert not [s.text for s in parsed.segments if s.kind is not SegmentKind.HEADING and flattened_math(s.text)]
+
+
+@pytest.mark.corpus
+def test_a_one_line_display_with_a_superscript_is_lifted():
+    """docling__code_and_formula.pdf p. 2: ``a^2 + 8 = 12`` centred on a line
+    of its own is a display formula (before: a paragraph ``a2 + 8 = 12``)."""
+    from duocthu_assets.model import BlockKind, BlockShape
+
+    parsed = parse_document(corpus_path("docling__code_and_formula.pdf").read_bytes(), Format.PDF, Settings())
+    (formula,) = [b for b in parsed.blocks if b.kind is BlockKind.FORMULA]
+    assert formula.page_no == 2 and formula.shape is BlockShape.FORMULA_2D and formula.text == "a^2 + 8 = 12"
+    assert not any("8 = 12" in s.text for s in parsed.segments)
+
+
+@pytest.mark.corpus
+def test_footnotes_and_prose_lines_with_scripts_stay_prose():
+    """A footnote (``^∗Equal contribution``) and a prose line holding inline
+    math (``let P_i ∈ R^{L×h} (1 ≤ i ≤ k) be``) are not display formulas."""
+    parsed = parse_document(corpus_path("unstructured__multi-column_dpr.pdf").read_bytes(), Format.PDF, Settings())
+    formulas = " ".join(b.text for b in parsed.blocks if b.kind.value == "formula")
+    assert "Equal contribution" not in formulas and "Specifically" not in formulas
+    assert "sim(q, p) = E_Q(q)^⊺E_P (p)." in formulas  # its display (1) is

@@ -16,7 +16,8 @@ more letters: ``where``, ``and``) and its tokens are mostly formula pieces
 symbols, operators, ``i=1``, ``x2``) or it carries a math operator or an
 unmapped glyph (a bracket piece of a Computer Modern extension font). A
 region is lifted only when it is two-dimensional: two or more rows, glyphs
-of two sizes offset from one another (scripts), or a big operator or
+of two sizes offset from one another (scripts, marked ``x^2`` by the page
+reader or not), or a big operator or
 bracket; a plain line like ``x = 3`` stays in prose. Inline math inside a
 paragraph line is never lifted (the line is running text).
 """
@@ -28,7 +29,7 @@ import re
 from ..model import BlockKind, BlockShape
 from .pdf_candidates import BlockCandidate
 from .pdf_geometry import union
-from .pdf_leaks import _bad_glyph, _fragment_token, _math_char
+from .pdf_leaks import _bad_glyph, _fragment_token, _math_char, unmark
 from .pdf_page import Fragment
 from .pdf_table_scoring import row_box, text_rows
 
@@ -39,11 +40,20 @@ BIG = set("∑∏∫∮√⎛⎜⎝⎞⎟⎠⎡⎢⎣⎤⎥⎦⎧⎨⎩⎫⎬⎭
 
 
 def may_hold_math(fragments: list[Fragment]) -> bool:
-    """A math operator, an unmapped glyph or an equation number on the page."""
+    """A math operator, an unmapped glyph or an equation number on the page,
+    or a line that is one relation holding a marked superscript or subscript
+    (``a^2 + 8 = 12``, :func:`_scripted_equation`)."""
     for f in fragments:
         if EQUATION_NUMBER.match(f.text.strip()) or any(_math_char(c) or _bad_glyph(c) for c in f.text):
             return True
+        if _scripted_equation([f]):
+            return True
     return False
+
+
+def _scripted(f: Fragment) -> bool:
+    """A word of the fragment carries a script the page reader marked (``x^2``)."""
+    return any(w.plain for w in f.words)
 
 
 def _words(text: str) -> int:
@@ -59,7 +69,7 @@ def _strong(ch: str) -> bool:
 def _variable(token: str) -> bool:
     """A lone Latin or Greek letter, or one with an index or a power
     (``x``, ``x2``, ``i=1``, ``n+1``): what a row of numbers never holds."""
-    t = token.strip(",.;:()[]{}")
+    t = unmark(token).strip(",.;:()[]{}")
     return bool(t) and t[0].isalpha() and len(t) <= 4 and _fragment_token(t)
 
 
@@ -146,6 +156,35 @@ def _two_dimensional(group: list[list[Fragment]]) -> bool:
     return len(tops) >= 2 and tops[-1] - tops[0] > 0.3 * max(f.height for f in frags)
 
 
+RELATIONS = set("=<>≤≥≈≡∝∼≠")
+
+
+def _scripted_equation(row: list[Fragment]) -> bool:
+    """A line that is one relation with a marked script in it and not a word
+    of prose (``a^2 + 8 = 12``, ``f_R(D) = |{x ∈ D}|``; not ``^∗Equal
+    contribution`` nor ``let P_i ∈ R^{L×h} (1 ≤ i ≤ k) be``)."""
+    text = " ".join(f.text for f in row)
+    if not any(_scripted(f) for f in row) or not any(c in RELATIONS for c in text):
+        return False
+    return not any(len(t) >= 3 and t.isalpha() for t in (t.strip(",.;:") for t in text.split()))
+
+
+def _set_apart(row: list[Fragment], rows: list[list[Fragment]], k: int) -> bool:
+    """The row is not a line of a paragraph: no line of its column just above
+    or below it starts where it starts (a paragraph's last line ending in
+    ``α ⩾ 10^{−26}.`` does; a display ``a^2 + 8 = 12``, centred, does not)."""
+    box = row_box(row)
+    height = max(box[3] - box[1], 1.0)
+    for j in (k - 1, k + 1):
+        if not 0 <= j < len(rows):
+            continue
+        for f in rows[j]:
+            near = max(f.bbox[1] - box[3], box[1] - f.bbox[3]) <= 0.8 * height
+            if near and f.bbox[0] < box[2] and f.bbox[2] > box[0] and abs(f.bbox[0] - box[0]) <= 2.0:
+                return False
+    return True
+
+
 def find_display_math(fragments: list[Fragment]) -> list[BlockCandidate]:
     """Display formulas among ``fragments`` (text no other block took)."""
     if not fragments:
@@ -158,8 +197,15 @@ def find_display_math(fragments: list[Fragment]) -> list[BlockCandidate]:
     flags = [m or is_satellite_row(r) for m, r in zip(math, rows)]
     real = {id(r) for r, m in zip(rows, math) if m}
     out = []
+    index = {id(r): k for k, r in enumerate(rows)}
     for group in group_rows(rows, flags):
-        if not any(id(r) in real for r in group) or not _two_dimensional(group):
+        if not any(id(r) in real for r in group):
             continue  # limits or indices alone are not a formula
+        if not _two_dimensional(group):
+            # one line whose only second dimension is a marked script (x^2): a
+            # display when set apart from the paragraph lines around it
+            row = group[0]
+            if not (len(group) == 1 and _scripted_equation(row) and _set_apart(row, rows, index[id(row)])):
+                continue
         out.append(BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, union(f.bbox for row in group for f in row), "display"))
     return out

@@ -124,7 +124,9 @@ def rule_stacks(horizontal: list[Rule], tol: float) -> list[list[Rule]]:
 def trim_grid(grid: Grid, fragments: list[Fragment], tol: float) -> BBox:
     """The grid's bbox without bands above the first or below the last
     interior vertical rule that hold only one text fragment per row: a frame
-    around a table, its title and its notes is not all table."""
+    around a table, its title and its notes is not all table. A band above
+    holding a single line (a title cell spanning the columns) stays: it is
+    the table's title row."""
     x0, y0, x1, y1 = grid.bbox
     interior = [v for v in grid.vertical if x0 + tol < v.pos < x1 - tol]
     if not interior:
@@ -134,8 +136,11 @@ def trim_grid(grid: Grid, fragments: list[Fragment], tol: float) -> BBox:
     v_bottom = max(v.y1 for v in interior)
     top = max([y for y in ys if y <= v_top + tol] or [y0])
     bottom = min([y for y in ys if y >= v_bottom - tol] or [y1])
-    if top > y0 + tol and _single_fragment_rows(fragments_in((x0, y0, x1, top), fragments)):
-        y0 = top
+    head = fragments_in((x0, y0, x1, top), fragments) if top > y0 + tol else []
+    if head and _single_fragment_rows(head) and len(text_rows(head)) >= 2:
+        y0 = top  # a title and a subtitle (or notes) in the frame: not the table's
+    # one line alone above the columns, inside the frame, is the table's
+    # spanning title row: kept (its crop and text would cut it otherwise)
     if bottom < y1 - tol and _single_fragment_rows(fragments_in((x0, bottom, x1, y1), fragments)):
         y1 = bottom
     return (x0, y0, x1, y1)
