@@ -58,6 +58,29 @@ def crops_complete(data: bytes, blocks, margin: float) -> tuple[int, int]:
     return ok, total
 
 
+def inline_scripts(data: bytes, blocks) -> tuple[int, int]:
+    """(words holding an inline superscript or subscript that stay in prose,
+    those inside a lifted block): words the page reader wrote with a script
+    mark (``x^3``, ``x_i``; before issue 15's convention they came glued,
+    ``x3``)."""
+    doc = open_pdf(data)
+    ps = resolve_pdf_settings(None)
+    prose = lifted = 0
+    try:
+        for page in doc:
+            content = read_page(page, ps)
+            boxes = [b.bbox for b in blocks if b.page_no == page.number + 1]
+            for w in content.words:
+                if w.plain:
+                    if any(contains_point(box, *center(w.bbox), pad=1.0) for box in boxes):
+                        lifted += 1
+                    else:
+                        prose += 1
+    finally:
+        doc.close()
+    return prose, lifted
+
+
 def icdar_complete(path: Path, blocks) -> tuple[int, int] | None:
     """(ground-truth table regions whose words all sit in one table block,
     regions): a region is complete when one block holds all its characters."""
@@ -95,7 +118,10 @@ def audit(path: Path) -> dict | None:
     math = [s for s in parsed.segments if s.kind is not SegmentKind.HEADING and flattened_math(s.text)]
     ok, checked = crops_complete(data, parsed.blocks, Settings().crop_margin_pt)
     complete = icdar_complete(path, parsed.blocks)
+    scripts_prose, scripts_blocks = inline_scripts(data, parsed.blocks)
     return {
+        "inline_scripts_in_prose": scripts_prose,
+        "inline_scripts_in_blocks": scripts_blocks,
         "crops_complete": f"{ok}/{checked}",
         "icdar_regions_complete": f"{complete[0]}/{complete[1]}" if complete else "",
         "pages": parsed.page_count,
@@ -119,16 +145,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
     out = {}
-    print("| file | pages | tables | formulas | table rows in prose | prose lines (words) in tables | prose segments with flattened math | crops complete |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| file | pages | tables | formulas | table rows in prose | prose lines (words) in tables | prose segments with flattened math | inline scripts marked, prose / blocks | crops complete |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         row = audit(CORPUS / name)
         if row is None:
             continue
         out[name] = row
-        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['flattened_math_segments']} | {row['crops_complete']} |")
+        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['flattened_math_segments']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} |")
         if row["icdar_regions_complete"]:
-            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | |")
+            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | |")
         if args.v:
             for k in ("leaks", "prose_in", "math"):
                 for line in row[k]:

@@ -19,6 +19,8 @@ deterministic (fixed metadata, no new file id).
   two-column page, its last rows under its last rule;
 - ``inline_scripts``: prose with inline subscripts and superscripts set as
   scripts (``x₁``, ``x³``, ``10⁻³``, ``mg/m²``), which must read ``x_1``, ``x^3``;
+- ``sideways_table``: a table set sideways in the left part of an upright
+  page of prose;
 - ``formulas``: a two-column page with the Cockcroft-Gault fraction, a sum
   with limits and a 2×2 matrix in brackets, between prose lines.
 """
@@ -310,6 +312,30 @@ def inline_scripts() -> tuple[bytes, Expect]:
     return w.bytes(), Expect(prose=["x_1, x_2, x_3, y_1, y_2, y_3, z_1 và z_2", "x^3 + y^2 ≤ 10^{−3}", "mg/m^2"])
 
 
+def sideways_table() -> tuple[bytes, Expect]:
+    """A booktabs table set sideways (running up the page) in the left part
+    of an upright page, prose upright on the right: the table is found in its
+    own frame and none of its cells reach the prose."""
+    w = Writer()
+    w.new_page()
+    header = ["Độ thanh thải (ml/phút)", "Liều", "Khoảng cách"]
+    rows = [header] + ROWS + [["Thẩm phân máu", "0,5 g sau lọc", "mỗi lần lọc"], ["Thẩm phân phúc mạc", "0,25 g", "24 giờ"]]
+    # in the table's own frame (x along the text, y down the rows): page point = (y, H - x)
+    cols = [70.0, 300.0, 480.0]
+    top = 50.0
+    for k, row in enumerate(rows):
+        baseline = top + 14 + k * ROW
+        for cx, cell in zip(cols, row):
+            w.page.insert_text((baseline, H - cx), cell, fontsize=CELL, fontname="dvr", rotate=90)
+    bottom = top + 18 + len(rows) * ROW
+    for y in (top, top + 18, bottom):
+        w.page.draw_line((y, H - 60), (y, H - 640), color=(0, 0, 0), width=0.6)
+    x = bottom + 40
+    y = w.paragraph(x, 70, RIGHT - x, PROSE) + 12
+    w.paragraph(x, y, RIGHT - x, NEXT_SECTION)
+    return w.bytes(), Expect(tables=[[c for row in rows for c in row]], prose=["Thuốc được thải trừ", "Chỉ định: nhiễm khuẩn"])
+
+
 CASES = {
     "booktabs_continued": booktabs_continued,
     "two_column_continued": two_column_continued,
@@ -318,6 +344,7 @@ CASES = {
     "ruled_last_rows": ruled_last_rows,
     "flattened_sum": flattened_sum,
     "inline_scripts": inline_scripts,
+    "sideways_table": sideways_table,
 }
 
 

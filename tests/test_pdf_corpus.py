@@ -249,3 +249,23 @@ def test_ruled_form_tables_found_inside_a_page_frame_but_not_the_letterhead():
     assert all(b.bbox[1] > 150 for b in found)  # not the logo and title box at the top
     texts = " ".join(s.text for s in parsed("docling__right_to_left_03_persian_form.pdf").segments)
     assert "شرکت بورس" in texts  # the letterhead stays prose
+
+
+def test_a_table_set_sideways_beside_upright_prose_is_found():
+    """doclingparse__case_03_rotated_split_table.pdf p. 2: the rest of a
+    table set sideways in the left part of the page, upright prose on the
+    right. The sideways region is read in its own frame: its rows are one
+    table block (box turned back to the page), its note stays prose, the
+    upright prose is untouched and every character is accounted for."""
+    name = "doclingparse__case_03_rotated_split_table.pdf"
+    doc = parsed(name)
+    (table,) = [b for b in doc.blocks if b.page_no == 2 and b.kind is BlockKind.TABLE]
+    assert table.text.startswith("Facies 6 Skeletal | Clean, medium to | Continuous")
+    assert "Facies 7" in table.text and "bivalve shells" in table.text
+    x0, y0, x1, y1 = table.bbox
+    assert x1 < 200 and y1 - y0 > 600  # the left strip of the upright page, tall as the table is wide
+    prose = [s.text for s in doc.segments if s.page_no == 2]
+    assert not any("Clean, medium to" in t or "Facies 6" in t for t in prose)
+    assert "*Bi = bioturbation index (Reineck, 1967)." in prose
+    assert any(t.startswith("dolomarlstones (facies 1)") for t in prose)
+    assert all(a.accounted for a in doc.page_accounts)

@@ -27,7 +27,23 @@ CORPUS_FILES = [
     "camelot__medicine.pdf",
     "docling__normal_4pages_korean.pdf",
     "pymupdf__test_5049_formula_sheet.pdf",
+    "doclingparse__case_03_rotated_split_table.pdf",
 ]
+
+
+def _page_fragments(content):
+    """(box in the page's frame, fragment) for the page's fragments and, turned
+    back, its sideways region's."""
+    out = [(lambda b: b, f) for f in content.fragments]
+    if content.sideways is not None:
+        back = ~content.sideways_matrix
+
+        def turned(b):
+            r = pymupdf.Rect(b) * back
+            return (r.x0, r.y0, r.x1, r.y1)
+
+        out += [(turned, f) for f in content.sideways.fragments]
+    return out
 
 
 def _assert_crops_complete(data: bytes, settings: Settings) -> int:
@@ -41,16 +57,18 @@ def _assert_crops_complete(data: bytes, settings: Settings) -> int:
             if page.rotation:
                 continue  # reading orientation differs from the page's; covered by test_pdf_crops
             content = read_page(page, ps)
+            if abs(content.width - page.rect.width) > 1:
+                continue  # text set sideways on the whole page: the crop is turned to read (test_pdf_crops)
             box = crop_box(block.bbox, settings.crop_margin_pt)
             shown = pymupdf.Rect(box) & page.rect
             png, width, height = render_block_crop(data, block.page_no, block.bbox, settings.crop_dpi, settings.crop_margin_pt)
             scale = settings.crop_dpi / 72
             assert abs(width - shown.width * scale) <= 2 and abs(height - shown.height * scale) <= 2
-            for fragment in content.fragments:
-                if not contains_point(block.bbox, *center(fragment.bbox), pad=1.0):
+            for box_of, fragment in _page_fragments(content):
+                if not contains_point(block.bbox, *center(box_of(fragment.bbox)), pad=1.0):
                     continue
                 for word in fragment.words:
-                    x0, y0, x1, y1 = word.bbox
+                    x0, y0, x1, y1 = box_of(word.bbox)
                     assert shown.x0 - 0.01 <= x0 and x1 <= shown.x1 + 0.01 and shown.y0 - 0.01 <= y0 and y1 <= shown.y1 + 0.01, (
                         block.block_id,
                         word.text,
@@ -70,7 +88,7 @@ def test_every_character_of_every_sample_block_is_inside_its_crop():
     assert _assert_crops_complete((folder / "duoc_thu_mau.pdf").read_bytes(), collection_settings(folder)) > 0
 
 
-@pytest.mark.parametrize("name", ["booktabs_continued", "two_column_continued", "column_bottom", "ruled_last_rows", "formulas"])
+@pytest.mark.parametrize("name", ["booktabs_continued", "two_column_continued", "column_bottom", "ruled_last_rows", "formulas", "sideways_table"])
 def test_every_character_of_every_stress_block_is_inside_its_crop(name):
     data, _ = stress.build(name)
     assert _assert_crops_complete(data, Settings()) > 0

@@ -21,7 +21,7 @@ stress = importlib.util.module_from_spec(_spec)
 sys.modules["make_stress_pdfs"] = stress
 _spec.loader.exec_module(stress)
 
-TABLE_CASES = ["booktabs_continued", "two_column_continued", "column_bottom"]
+TABLE_CASES = ["booktabs_continued", "two_column_continued", "column_bottom", "sideways_table"]
 
 
 def _parse(name):

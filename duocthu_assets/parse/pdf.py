@@ -28,9 +28,9 @@ from ..settings import Settings
 from ..textnorm import normalize_block
 from .errors import ParseFailed
 from .pdf_blocks import BlockCandidate, Drawings, bar_fragments, find_rule_blocks, fragments_in, may_hold_math, text_rows
-from .pdf_engine import open_pdf, take_stream_errors
+from .pdf_engine import open_pdf, pymupdf, take_stream_errors
 from .pdf_furniture import PageFurniture, detect_furniture, is_rotated
-from .pdf_geometry import BBox, center, contains_point
+from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
 from .pdf_page import Fragment, PageContent, Rule, body_font_size, read_page
@@ -51,6 +51,11 @@ class PageLayout:
     rule_scan: bool = False  # the rule-based finders ran (the page draws lines)
     across: tuple[Fragment, ...] = ()  # vertical lines of the body, each its own paragraph after the page's prose
     rule_seconds: float = 0.0
+    # a region set sideways (PageContent.sideways): its leaves, laid out in the
+    # region's own frame, and the turn taking that frame back to the page's
+    sideways_leaves: frozenset[int] = frozenset()  # ids of those leaves
+    sideways_back: object = None
+    sideways_items: frozenset[int] = frozenset()  # ids of the items made from them
 
 
 def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None, stats: dict | None = None) -> ParsedDocument:
@@ -191,8 +196,9 @@ def account_page(content: PageContent, furniture: PageFurniture, layout: PageLay
         # the text layer's own characters (script marks are not), as counted
         text = " ".join(w.source for w in f.words)
         lines.append(Furniture(content.page_no, FurnitureKind(furniture.kind_of(i)), text, _rounded(f.bbox)))
-    missing = sum(len(w.source) for w in content.words if id(w) not in places)
-    duplicated = sum(len(w.source) * (places[id(w)] - 1) for w in content.words if places.get(id(w), 0) > 1)
+    words = content.all_words
+    missing = sum(len(w.source) for w in words if id(w) not in places)
+    duplicated = sum(len(w.source) * (places[id(w)] - 1) for w in words if places.get(id(w), 0) > 1)
     account = PageAccount(content.page_no, content.chars, prose, blocks, furn, content.unmapped, missing, duplicated)
     return account, lines
 
@@ -282,7 +288,7 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
                 mine = [f for f in fragments_in(item.block.bbox, list(content.fragments)) if id(f) not in taken]
                 taken.update(map(id, mine))
                 block_fragments[id(item.block)] = tuple(mine)
-    return PageLayout(
+    layout = PageLayout(
         page_no=content.page_no,
         printed_page=furniture.printed_page,
         printed_label=furniture.printed_label,
@@ -294,14 +300,53 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
         rule_scan=rule_blocks is not None,
         rule_seconds=rule_seconds,
     )
+    if content.sideways is not None and content.sideways.words:
+        layout = with_sideways(layout, content, settings, body_size)
+    return layout
+
+
+def with_sideways(layout: PageLayout, content: PageContent, settings: PdfSettings, body_size: float) -> PageLayout:
+    """The page's layout with its sideways region laid out in the region's
+    own frame (tables found there as on a page of their own), read before
+    the upright text when it stands to its left or above it, after it
+    otherwise. Its blocks keep their boxes in the region's frame until
+    :func:`assemble` turns them back to the page's."""
+    region = content.sideways
+    none = PageFurniture(content.page_no, frozenset(), None, "")
+    sub = layout_page(region, none, settings, body_size)
+    back = ~content.sideways_matrix
+    box = _turned(union(w.bbox for w in region.words), back)
+    upright = union(w.bbox for w in content.words) if content.words else box
+    # to the left of the upright text (its middle left of theirs), or above all of it
+    first = (box[0] + box[2]) < (upright[0] + upright[2]) or box[3] <= upright[1] + 1
+    leaves = sub.leaves + layout.leaves if first else layout.leaves + sub.leaves
+    return dataclasses.replace(
+        layout,
+        leaves=leaves,
+        block_fragments={**layout.block_fragments, **sub.block_fragments},
+        rule_scan=layout.rule_scan or sub.rule_scan,
+        rule_seconds=layout.rule_seconds + sub.rule_seconds,
+        sideways_leaves=frozenset(map(id, sub.leaves)),
+        sideways_back=back,
+    )
+
+
+def _turned(bbox: BBox, matrix) -> BBox:
+    """``bbox`` after a quarter turn."""
+    r = pymupdf.Rect(bbox) * matrix
+    return (r.x0, r.y0, r.x1, r.y1)
 
 
 def with_paragraphs(layout: PageLayout, settings: PdfSettings, line_gap: float) -> PageLayout:
     items: list[Para | BlockCandidate] = []
+    turned: set[int] = set()
     for leaf in layout.leaves:
-        items += split_paragraphs(leaf_paragraphs(layout.page_no, leaf), leaf, settings, line_gap)
+        made = split_paragraphs(leaf_paragraphs(layout.page_no, leaf), leaf, settings, line_gap)
+        if id(leaf) in layout.sideways_leaves:
+            turned.update(map(id, made))
+        items += made
     items += [Para(layout.page_no, ((f,),), f.bbox) for f in layout.across]
-    return dataclasses.replace(layout, items=tuple(items))
+    return dataclasses.replace(layout, items=tuple(items), sideways_items=frozenset(turned))
 
 
 # --- the document ------------------------------------------------------------------------
@@ -377,6 +422,8 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
             if isinstance(item, Para):
                 for draft in drafts_by_para[id(item)]:
                     segment = _segment(draft, len(segments) + 1, lay, settings)
+                    if segment is not None and id(item) in lay.sideways_items:
+                        segment = dataclasses.replace(segment, bbox=_rounded(_turned(draft.bbox, lay.sideways_back)))
                     if segment is not None:
                         segments.append(segment)
                         last_segment = segment.segment_id
@@ -392,7 +439,7 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
                     page_no=lay.page_no,
                     printed_page=lay.printed_page,
                     printed_label=lay.printed_label,
-                    bbox=_rounded(item.bbox),
+                    bbox=_rounded(_turned(item.bbox, lay.sideways_back) if id(item) in lay.sideways_items else item.bbox),
                     text=text,
                     anchor_segment_id=last_segment,
                     continues=p.continues,

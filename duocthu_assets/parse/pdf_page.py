@@ -151,11 +151,21 @@ class PageContent:
     image_cover: float  # fraction of the page covered by images (computed only for near-empty pages)
     stream_errors: tuple[str, ...] = ()
     unmapped: int = 0  # glyphs without a readable character, left out of ``words``
+    # a region of the page set sideways (a table turned a quarter beside upright
+    # prose), read in its own frame: its words are not in ``words``
+    sideways: "PageContent | None" = None
+    sideways_matrix: object = None  # the quarter turn from the page to that frame
+
+    @property
+    def all_words(self) -> tuple[Word, ...]:
+        """The page's words and its sideways region's."""
+        return self.words + (self.sideways.words if self.sideways is not None else ())
 
     @property
     def chars(self) -> int:
-        """Characters of the page's text layer: its words' and the unmapped glyphs."""
-        return sum(len(w.source) for w in self.words) + self.unmapped
+        """Characters of the page's text layer: its words' (its sideways
+        region's too) and the unmapped glyphs."""
+        return sum(len(w.source) for w in self.all_words) + self.unmapped
 
 
 def _style_of(span: dict) -> tuple[float, bool, bool]:
@@ -204,7 +214,12 @@ def reading_matrix(page_dict: dict, width: float, height: float):
     """The quarter turn (and shift) taking the unrotated page, where MuPDF
     reports text, to reading orientation: the direction most characters run
     in becomes left to right. None when the text already runs that way."""
-    direction = reading_direction(page_dict)
+    return turn_matrix(reading_direction(page_dict), width, height)
+
+
+def turn_matrix(direction: tuple[int, int], width: float, height: float):
+    """The quarter turn (and shift) taking text that runs in ``direction`` on
+    a ``width`` × ``height`` page to left to right; None for (1, 0)."""
     if direction == (1, 0):
         return None
     if direction == (0, 1):  # text runs down the page: turn a quarter clockwise back
@@ -283,11 +298,17 @@ def _line_words_marks(line_marks: list[str], line_text: str) -> tuple[str, list[
     return "".join(line_text[k] for k in keep), [line_marks[k] for k in keep]
 
 
-def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
+def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) -> tuple[list[Word], int]:
     """Words of a TextPage with the style of the span each one sits in, and
     the number of glyphs without a readable character (:data:`UNMAPPED`),
     which are left out of the words' text (a word of nothing else is
-    dropped)."""
+    dropped).
+
+    ``sideways``, when given for a page read as displayed (``matrix`` None),
+    receives the lines of a region set sideways inside the page (a table
+    turned a quarter beside upright prose): ``{"direction": (dx, dy),
+    "lines": {line ids}}``; their words' boxes are turned to read left to
+    right in that region's own frame (:func:`turn_matrix`)."""
     line_spans: list[tuple[list[float], list[tuple[float, bool, bool]]]] = []
     line_index: dict[tuple[int, int], int] = {}
     across: set[int] = set()  # lines running across the page's reading direction
@@ -297,6 +318,7 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
     direction = reading_direction(page_dict)
     style_cache: dict[tuple[str, int, float], tuple[float, bool, bool]] = {}
     scripts: dict[int, list] = {}  # line → [its characters, their marks, how many its words consumed]
+    line_dirs: dict[int, tuple[int, int]] = {}
     block_no = -1
     for block in page_dict["blocks"]:
         if block.get("type", 0) != 0:
@@ -319,6 +341,7 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
                 scripts[len(line_spans)] = [chars, kept, 0]
             chars = sum(len(sp["text"].strip()) for sp in line["spans"])
             total_chars += chars
+            line_dirs[len(line_spans)] = _direction(line)
             if _direction(line) != direction and abs(line.get("dir", (1, 0))[0]) < 0.5:
                 across.add(len(line_spans))  # a quarter turn from the text: vertical (slanted text stays)
                 across_lines.append((len(line_spans), line["bbox"], chars))
@@ -336,8 +359,32 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
     if len(margin) > MAX_MARGIN_LINES:
         margin = []  # many vertical lines at the side: a sideways table, not stamps
     inside = [(k, chars) for k, _, chars in across_lines if k not in margin]
+    side_matrix = None
+    side_lines: set[int] = set()
     if sum(chars for _, chars in inside) > MAX_ACROSS_FRAC * total_chars:
         across -= {k for k, _ in inside}
+        if sideways is not None and matrix is None and direction == (1, 0):
+            # a region set sideways beside the upright text: read in its own frame
+            turns: dict[tuple[int, int], int] = {}
+            for k, chars in inside:
+                turns[line_dirs[k]] = turns.get(line_dirs[k], 0) + chars
+            turn = max(turns, key=lambda d: (turns[d], d))
+            side_lines = {k for k, _ in inside if line_dirs[k] == turn}
+            # a line of the region standing in the margin (its first row, nearest the
+            # page's edge) is the region's, not a margin stamp
+            boxes = {k: box for k, box, _ in across_lines}
+            rx0 = min(boxes[k][0] for k in side_lines) - SIDEWAYS_PAD
+            rx1 = max(boxes[k][2] for k in side_lines) + SIDEWAYS_PAD
+            ry0 = min(boxes[k][1] for k in side_lines) - SIDEWAYS_PAD
+            ry1 = max(boxes[k][3] for k in side_lines) + SIDEWAYS_PAD
+            joined = {
+                k for k in margin
+                if line_dirs[k] == turn and boxes[k][2] >= rx0 and boxes[k][0] <= rx1 and boxes[k][3] >= ry0 and boxes[k][1] <= ry1
+            }
+            side_lines |= joined
+            across -= joined
+            side_matrix = turn_matrix(turn, page_dict.get("width", 0.0), page_dict.get("height", 0.0))
+            sideways.update(direction=turn, lines=side_lines)
     words: list[Word] = []
     unmapped = 0
     for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
@@ -368,7 +415,10 @@ def read_words(textpage, page_dict: dict, matrix) -> tuple[list[Word], int]:
             size, bold, italic = 0.0, False, False
         if size <= 0:
             size = max(y1 - y0, 1.0) / 1.2
-        box = (x0, y0, x1, y1) if matrix is None else _transform((x0, y0, x1, y1), matrix)
+        if lid in side_lines:
+            box = _transform((x0, y0, x1, y1), side_matrix)
+        else:
+            box = (x0, y0, x1, y1) if matrix is None else _transform((x0, y0, x1, y1), matrix)
         line_id = lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no
         if marked and marked != text:
             words.append(Word(marked, box, size, bold, italic, line_id, lid in across, text))
@@ -509,12 +559,22 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     matrix = reading_matrix(page_dict, width, height)
     if matrix is not None and abs(matrix.b) == 1:
         width, height = height, width
-    words, unmapped = read_words(textpage, page_dict, matrix)
+    sideways: dict = {}
+    words, unmapped = read_words(textpage, page_dict, matrix, sideways)
+    side = None
+    side_matrix = None
+    if sideways.get("lines"):
+        side_words = [w for w in words if w.line_id in sideways["lines"]]
+        words = [w for w in words if w.line_id not in sideways["lines"]]
+        side_matrix = turn_matrix(sideways["direction"], width, height)
+        side = sideways_region(page, side_words, side_matrix, width, height, settings)
     fragments = words_to_fragments(words, settings)
     rules, graphics, path_count = read_rules(page, matrix, settings)
     char_count = sum(len(w.source) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
     return PageContent(
+        sideways=side,
+        sideways_matrix=side_matrix,
         page_no=page.number + 1,
         width=width,
         height=height,
@@ -525,6 +585,36 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         path_count=path_count,
         image_cover=cover,
         unmapped=unmapped,
+    )
+
+
+SIDEWAYS_PAD = 12.0  # points around a sideways region's words within which its rules are its own
+
+
+def sideways_region(page, words: list[Word], matrix, width: float, height: float, settings: PdfSettings) -> PageContent:
+    """The sideways region of a page as a page of its own, in its reading
+    frame (``matrix`` turns the page into it): its words, their fragments,
+    and the rules and drawings around them, turned the same way."""
+    x0 = min(w.bbox[0] for w in words) - SIDEWAYS_PAD
+    y0 = min(w.bbox[1] for w in words) - SIDEWAYS_PAD
+    x1 = max(w.bbox[2] for w in words) + SIDEWAYS_PAD
+    y1 = max(w.bbox[3] for w in words) + SIDEWAYS_PAD
+    rules, graphics, path_count = read_rules(page, matrix, settings)
+
+    def within(b) -> bool:  # its middle lies in the region
+        return x0 <= (b[0] + b[2]) / 2 <= x1 and y0 <= (b[1] + b[3]) / 2 <= y1
+
+    turned_w, turned_h = (height, width) if abs(matrix.b) == 1 else (width, height)
+    return PageContent(
+        page_no=page.number + 1,
+        width=turned_w,
+        height=turned_h,
+        words=tuple(words),
+        fragments=tuple(words_to_fragments(words, settings)),
+        rules=tuple(r for r in rules if within(r.bbox)),
+        graphics=tuple(g for g in graphics if within(g)),
+        path_count=path_count,
+        image_cover=0.0,
     )
 
 
