@@ -159,10 +159,13 @@ def _long(f: Fragment) -> bool:
 def prose_lines_in(block: BBox, fragments: list[Fragment]) -> list[Fragment]:
     """Fragments inside ``block`` that are lines of running text: a long run
     of words alone on its row (a table's long cell has short cells beside
-    it), or beside another long run (two columns of prose side by side)."""
+    it), or beside another long run (two columns of prose side by side). A
+    first row of one line centred over the table is its title row."""
     inside = [f for f in fragments if contains_point(block, *center(f.bbox), pad=1.0)]
     out: list[Fragment] = []
-    for row in text_rows(inside):
+    for k, row in enumerate(text_rows(inside)):
+        if k == 0 and len(row) == 1 and abs(center(row[0].bbox)[0] - (block[0] + block[2]) / 2) <= 0.1 * (block[2] - block[0]):
+            continue  # one line centred over the table: its spanning title row
         long = [f for f in row if _long(f)]
         if long and (len(row) == 1 or len(long) >= 2):
             out += long
