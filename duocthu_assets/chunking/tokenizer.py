@@ -76,52 +76,47 @@ def count_tokens(text: str) -> int:
     return len(encoding().encode_ordinary(text))
 
 
-@functools.lru_cache(maxsize=1)
-def _token_tables() -> tuple[np.ndarray, np.ndarray, int]:
-    """Per token id: how many characters start in its bytes, and whether its
-    first byte is a UTF-8 continuation byte; and the longest token in bytes."""
-    enc = encoding()
-    size = enc.max_token_value + 1
-    starts = np.zeros(size, np.int32)
-    continues = np.zeros(size, np.bool_)
-    longest = 1
-    for token in range(size):
-        try:
+class _TokenTables:
+    """Per token id, filled in as ids are met (decoding all 100k ids up
+    front costs about a second per process): how many characters start in
+    its bytes, and whether its first byte is a UTF-8 continuation byte."""
+
+    def __init__(self) -> None:
+        size = encoding().max_token_value + 1
+        self.known = np.zeros(size, np.bool_)
+        self.starts = np.zeros(size, np.int32)
+        self.continues = np.zeros(size, np.bool_)
+
+    def learn(self, tokens: np.ndarray) -> None:
+        unknown = ~self.known[tokens]
+        if not unknown.any():
+            return
+        enc = encoding()
+        met = np.zeros(len(self.known), np.bool_)
+        met[tokens[unknown]] = True
+        for token in np.flatnonzero(met).tolist():
             piece = enc.decode_single_token_bytes(token)
-        except KeyError:  # an unused id
-            continue
-        starts[token] = len(piece.translate(None, _CONTINUATION_BYTES))
-        continues[token] = bool(piece) and 0x80 <= piece[0] < 0xC0
-        longest = max(longest, len(piece))
-    return starts, continues, longest
+            self.starts[token] = len(piece.translate(None, _CONTINUATION_BYTES))
+            self.continues[token] = bool(piece) and 0x80 <= piece[0] < 0xC0
+            self.known[token] = True
+
+
+@functools.lru_cache(maxsize=1)
+def _token_tables() -> _TokenTables:
+    return _TokenTables()
+
+
+@functools.lru_cache(maxsize=1)
+def _longest_token() -> int:
+    """The longest token of the vocabulary, in bytes (128 for cl100k)."""
+    return max(map(len, encoding().token_byte_values()))
 
 
 def surely_over(text: str, max_tokens: int) -> bool:
     """Whether ``text`` certainly has more than ``max_tokens`` tokens, known
     without encoding it: no token is longer than the longest in the
     vocabulary, and a character is at least one byte."""
-    return len(text) > _token_tables()[2] * max_tokens
-
-
-def boundary_rank(text: str, pos: int) -> int:
-    """How good a cut at character ``pos`` of ``text`` is (higher is better)."""
-    if pos <= 0 or pos >= len(text):
-        return RANK_EDGE
-    before, after = text[pos - 1], text[pos]
-    if before == "\n" or after == "\n":
-        return RANK_LINE
-    if after.isspace() or before.isspace():
-        # the last non-space character before the cut decides sentence/clause
-        k = pos - 1
-        while k >= 0 and text[k].isspace() and text[k] != "\n":
-            k -= 1
-        last = text[k] if k >= 0 else ""
-        if last in _SENTENCE_END:
-            return RANK_SENTENCE
-        if last in _CLAUSE_END:
-            return RANK_CLAUSE
-        return RANK_SPACE
-    return RANK_ANY
+    return len(text) > max_tokens and len(text) > _longest_token() * max_tokens
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,13 +192,14 @@ def token_boundaries(text: str) -> TokenBoundaries:
     number of characters that start in tokens ``0..k``. Of several safe
     boundaries at one offset (tokens that start no character), the first is
     kept. All in array operations: linear, about 30 bytes a token at peak."""
-    starts, continues, _ = _token_tables()
+    tables = _token_tables()
     tokens = encode_array(text)
+    tables.learn(tokens)
     n = len(tokens)
-    char_after = np.cumsum(starts[tokens], dtype=np.int64)  # characters up to the end of token k
+    char_after = np.cumsum(tables.starts[tokens], dtype=np.int64)  # characters up to the end of token k
     safe = np.ones(n, np.bool_)
     if n > 1:
-        safe[:-1] = ~continues[tokens[1:]]
+        safe[:-1] = ~tables.continues[tokens[1:]]
     del tokens
     where = np.flatnonzero(safe)  # token k: the boundary after it is safe
     del safe

@@ -198,3 +198,19 @@ def test_a_run_that_certainly_makes_too_many_chunks_is_refused_before_packing():
     with pytest.raises(TooManyChunks, match=r"at least [\d,]+ chunks — over the 10 a document may have"):
         pack_section([row], Settings(max_chunks_per_document=10))
     assert len(pack_section([row], Settings())) > 10  # within the default, packed as before
+
+
+def _hoard(megabytes: int) -> int:
+    held = [bytes(1024) * 1024 for _ in range(megabytes)]  # really allocated, held by this frame
+    return len(held)
+
+
+def test_a_real_allocation_past_the_budget_comes_back_as_memory_error():
+    """The child's MemoryError reaches the parent as one, even when the
+    failed frames still hold the memory (pickling the traceback's error there
+    used to fail too, and the document read "parser error: RuntimeError")."""
+    from duocthu_assets.isolation import run_isolated
+
+    out = run_isolated(_hoard, [("big", (512,)), ("small", (8,))], timeout_s=120, workers=1, memory_mb=64, jobs_per_child=1)
+    assert isinstance(out["big"].error, MemoryError), out["big"]
+    assert out["small"].value == 8
