@@ -119,6 +119,27 @@ def surely_over(text: str, max_tokens: int) -> bool:
     return len(text) > max_tokens and len(text) > _longest_token() * max_tokens
 
 
+def boundary_rank(text: str, pos: int) -> int:
+    """How good a cut at character ``pos`` of ``text`` is (higher is better)."""
+    if pos <= 0 or pos >= len(text):
+        return RANK_EDGE
+    before, after = text[pos - 1], text[pos]
+    if before == "\n" or after == "\n":
+        return RANK_LINE
+    if after.isspace() or before.isspace():
+        # the last non-space character before the cut decides sentence/clause
+        k = pos - 1
+        while k >= 0 and text[k].isspace() and text[k] != "\n":
+            k -= 1
+        last = text[k] if k >= 0 else ""
+        if last in _SENTENCE_END:
+            return RANK_SENTENCE
+        if last in _CLAUSE_END:
+            return RANK_CLAUSE
+        return RANK_SPACE
+    return RANK_ANY
+
+
 @dataclass(frozen=True, eq=False)
 class TokenBoundaries:
     """The safe token boundaries of one text.
