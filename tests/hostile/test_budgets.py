@@ -214,3 +214,37 @@ def test_a_real_allocation_past_the_budget_comes_back_as_memory_error():
     out = run_isolated(_hoard, [("big", (512,)), ("small", (8,))], timeout_s=120, workers=1, memory_mb=64, jobs_per_child=1)
     assert isinstance(out["big"].error, MemoryError), out["big"]
     assert out["small"].value == 8
+
+
+def _reference_boundaries(text: str) -> tuple[list[int], list[int], int]:
+    """The list-based token_boundaries this round replaced (~1 GB per 10 MB)."""
+    from duocthu_assets.chunking.tokenizer import _CONTINUATION_BYTES, encoding
+
+    tokens = encoding().encode_ordinary(text)
+    pieces = encoding().decode_tokens_bytes(tokens)
+    chars, counts, pos = [0], [0], 0
+    for k, piece in enumerate(pieces):
+        pos += len(piece.translate(None, _CONTINUATION_BYTES))
+        following = pieces[k + 1] if k + 1 < len(pieces) else b""
+        if not following or not 0x80 <= following[0] < 0xC0:
+            if pos != chars[-1] or k + 1 == len(pieces):
+                chars.append(pos)
+                counts.append(k + 1)
+    return chars, counts, len(tokens)
+
+
+def test_array_token_boundaries_are_the_list_based_ones():
+    import random
+
+    from duocthu_assets.chunking.tokenizer import count_tokens, encoding, token_boundaries
+
+    alphabet = "aăâbcdđeêghiklmnoôơpqrstuưvxyẠạẵệởỹ ابپتثجچ\n\t .,;:!?…😀𝔸中文" + "<|endoftext|>"
+    rnd = random.Random(22)
+    for trial in range(200):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 300)))
+        if trial % 4 == 0:
+            text = "<|endoftext|>" + text
+        bounds = token_boundaries(text)
+        assert (bounds.chars.tolist(), bounds.tokens.tolist(), bounds.n_tokens) == _reference_boundaries(text), text
+        long = text * 300  # over LONG_TEXT: counted from the array encoding
+        assert count_tokens(long) == len(encoding().encode_ordinary(long))
