@@ -55,10 +55,10 @@ def _leftovers(warehouse: Path) -> list[Path]:
 def test_a_really_full_disk_says_so_and_the_next_ingest_converges(tmp_path, small_disk):
     inbox, warehouse = tmp_path / "inbox", small_disk / "wh"
     makers.write_good_documents(inbox / "good")
-    rnd = random.Random(7)  # ~16 MB that does not compress: more than the 12 MiB disk holds
-    rows = "".join(f"T{i},{rnd.getrandbits(256):064x}\n" for i in range(230_000))
+    # 16 MB of noise, more than the 12 MiB disk holds: a format we refuse, but
+    # whose bytes are kept (copied into sources/) like every input's
     (inbox / "big").mkdir()
-    (inbox / "big" / "lon.csv").write_text("Mã,Giá trị\n" + rows)
+    (inbox / "big" / "noise.bin").write_bytes(random.Random(7).randbytes(16 * 1024 * 1024))
 
     first = _ingest(inbox, warehouse, tmp_path / "report1.json")
     said = first.stdout + first.stderr
@@ -73,6 +73,9 @@ def test_a_really_full_disk_says_so_and_the_next_ingest_converges(tmp_path, smal
     second = _ingest(inbox, warehouse, tmp_path / "report2.json")
     report = json.loads((tmp_path / "report2.json").read_text())
     statuses = {d["doc_id"]: d["status"] for d in report["documents"]}
-    assert second.returncode == 0, (second.stderr[-2000:], statuses)
-    assert set(statuses.values()) == {"ok"} and len(statuses) == 5, statuses
+    reasons = {d["doc_id"]: d["reason"] for d in report["documents"]}
+    assert second.returncode == 1, (second.stderr[-2000:], statuses)  # 1: the noise is refused, as it should be
+    assert statuses.pop("big-noise.bin") == "rejected" and "space" not in reasons["big-noise.bin"], reasons
+    assert set(statuses.values()) == {"ok"} and len(statuses) == 4, statuses
+    assert (warehouse / "search_index" / "index.parquet").exists()
     assert not _leftovers(warehouse)
