@@ -3,6 +3,11 @@
 
     .venv/bin/python bench/bounded_work.py ingest [--mb 47] [--toml 'parse_timeout_s = 900']
     .venv/bin/python bench/bounded_work.py chunking [--sizes 1 4 16 47] [--max-chunks 200000]
+    .venv/bin/python bench/bounded_work.py embed [--paragraphs 100000] [--toml 'embed_timeout_s = 120']
+
+``embed``: a DOCX of ``--paragraphs`` distinct paragraphs (the issue's 100k)
+beside the small good CSV, its folder given the ``collection.toml`` line;
+the same figures as ``ingest``: when and why the DOCX stops.
 
 ``ingest``: one inbox holding the one-line CSV (cells ``thuoc00001,``; its
 own folder, with the optional ``collection.toml`` line) and a small good CSV;
@@ -38,13 +43,27 @@ def one_line_csv(megabytes: float) -> bytes:
     return "".join(f"thuoc{i:05d}," for i in range(cells)).encode()[: int(megabytes * 1_000_000)]
 
 
-def bench_ingest(megabytes: float, toml: str) -> dict:
+def many_paragraphs_docx(path: Path, paragraphs: int) -> None:
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Danh mục thuốc", level=1)
+    for i in range(paragraphs):
+        document.add_paragraph(f"Thuốc số {i}: uống {i % 7 + 1} viên mỗi ngày, sau bữa ăn, theo chỉ định của bác sĩ.")
+    document.save(path)
+
+
+def bench_ingest(megabytes: float, toml: str, paragraphs: int = 0) -> dict:
     with tempfile.TemporaryDirectory(prefix="bounded-") as tmp:
         inbox, warehouse, report = Path(tmp, "inbox"), Path(tmp, "wh"), Path(tmp, "report.json")
         (inbox / "long").mkdir(parents=True)
         (inbox / "good").mkdir()
-        data = one_line_csv(megabytes)
-        (inbox / "long" / "one_line.csv").write_bytes(data)
+        if paragraphs:
+            many_paragraphs_docx(inbox / "long" / "many_paragraphs.docx", paragraphs)
+            data = b""
+        else:
+            data = one_line_csv(megabytes)
+            (inbox / "long" / "one_line.csv").write_bytes(data)
         if toml:
             (inbox / "long" / "collection.toml").write_text(toml + "\n")
         (inbox / "good" / "danh_muc.csv").write_text("Mã,Tên thuốc\nT1,Amoxicilin 500 mg\nT2,Paracetamol 500 mg\n")
@@ -59,7 +78,8 @@ def bench_ingest(megabytes: float, toml: str) -> dict:
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         documents = json.loads(report.read_text())["documents"] if report.exists() else []
         return {
-            "megabytes": megabytes,
+            "megabytes": megabytes if not paragraphs else None,
+            "paragraphs": paragraphs,
             "collection_toml": toml,
             "exit_code": proc.returncode,
             "wall_seconds": round(wall, 1),
@@ -120,12 +140,17 @@ def main() -> None:
     ing = sub.add_parser("ingest")
     ing.add_argument("--mb", type=float, default=47)
     ing.add_argument("--toml", default="")
+    em = sub.add_parser("embed")
+    em.add_argument("--paragraphs", type=int, default=100_000)
+    em.add_argument("--toml", default="embed_timeout_s = 120")
     ch = sub.add_parser("chunking")
     ch.add_argument("--sizes", type=float, nargs="+", default=[1, 4, 16])
     ch.add_argument("--max-chunks", type=int, default=200_000)
     args = parser.parse_args()
     if args.what == "ingest":
         print(json.dumps(bench_ingest(args.mb, args.toml), ensure_ascii=False, indent=1))
+    elif args.what == "embed":
+        print(json.dumps(bench_ingest(0, args.toml, args.paragraphs), ensure_ascii=False, indent=1))
     else:
         bench_chunking(args.sizes, args.max_chunks)
 
