@@ -15,6 +15,7 @@ on with the rest.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -55,15 +56,27 @@ def _serve(conn: Connection, fn: Callable[..., Any], jobs: list[tuple[str, tuple
             index = conn.recv()
             if index is None:
                 break
+            out_of_memory = False
             try:
                 result: tuple[str, Any] = ("ok", fn(*jobs[index][1]))
+            except MemoryError:
+                out_of_memory = True  # answered below, once its traceback (and the memory it holds) is gone
             except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
                 result = ("exception", _picklable(exc))
+            if out_of_memory:
+                gc.collect()
+                result = ("exception", MemoryError("over the memory budget"))
             try:
                 payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+            except MemoryError:  # the result itself does not fit: the same budget
+                result = ("exception", None)
+                gc.collect()
+                payload = pickle.dumps(("exception", MemoryError("over the memory budget sending the result")))
             except Exception as exc:  # noqa: BLE001 - an unpicklable value is this job's error
                 payload = pickle.dumps(("exception", _picklable(RuntimeError(f"result could not be sent: {exc}"))))
+            del result
             conn.send_bytes(payload)
+            del payload
     except (EOFError, OSError):
         pass
     finally:

@@ -45,6 +45,7 @@ MAX_SHEET_CELLS = 4_000_000  # grid positions of one sheet once its empty rows/c
 MEMORY_BUDGET_MB = 4096  # per document, in its parser / crop / chunk child process, beyond what the child inherited
 STEP_TIMEOUT_S = 600.0  # per document, for cropping and for chunking (parsing has parse_timeout_s)
 MAX_CHUNKS_PER_DOCUMENT = 20_000  # more would take hours to embed (~2-50 chunks/s on two cores)
+EMBED_TIMEOUT_S = 1800.0  # per document, for computing its vectors (reused ones cost nothing)
 COLLECTION_FILE = "collection.toml"
 
 
@@ -68,6 +69,7 @@ class Settings:
     memory_budget_mb: int = MEMORY_BUDGET_MB
     step_timeout_s: float = STEP_TIMEOUT_S
     max_chunks_per_document: int = MAX_CHUNKS_PER_DOCUMENT
+    embed_timeout_s: float = EMBED_TIMEOUT_S
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "profile", Profile(self.profile))
@@ -80,7 +82,7 @@ class Settings:
             raise ValueError(f"crop_dpi {self.crop_dpi} is below the 150 dpi a reader needs")
         if self.parse_timeout_s <= 0:
             raise ValueError(f"parse_timeout_s {self.parse_timeout_s} must be positive")
-        for name in ("max_sheet_cells", "memory_budget_mb", "step_timeout_s", "max_chunks_per_document"):
+        for name in ("max_sheet_cells", "memory_budget_mb", "step_timeout_s", "max_chunks_per_document", "embed_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} {getattr(self, name)} must be positive")
 

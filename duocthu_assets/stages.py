@@ -181,11 +181,15 @@ def crop_failure(block: dict[str, Any], settings: Settings, exc: BaseException) 
 
 def chunk_rows(doc_id: str, segment_rows: list[dict], block_rows: list[dict], crop_rows_: list[dict], settings: Settings) -> list[dict]:
     from .chunking import build_chunks
+    from .chunking.packing import TooManyChunks
 
     segments = [segment_from_row(r) for r in segment_rows]
     blocks = [block_from_row(r) for r in block_rows]
     crop_paths = {r["block_id"]: r["path"] for r in crop_rows_}
-    built = build_chunks(doc_id, segments, blocks, crop_paths, settings)
+    try:
+        built = build_chunks(doc_id, segments, blocks, crop_paths, settings)
+    except TooManyChunks as exc:  # refused before packing: a one-line 47 MB CSV fails in seconds
+        raise StepFailed(f"chunking failed: {exc}") from exc
     if len(built) > settings.max_chunks_per_document:
         raise StepFailed(
             f"chunking failed: {len(built):,} chunks, over the {settings.max_chunks_per_document:,} a document may have "

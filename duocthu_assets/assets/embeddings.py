@@ -6,10 +6,11 @@ import dagster as dg
 import pyarrow as pa
 
 from .. import progress
+from ..inbox import Registry
 from ..resources import EmbedderResource, WarehouseResource
 from ..step_failures import clear_failure, describe, record_failure
 from ..version import code_version
-from .partitions import documents, one_run_per_batch
+from .partitions import documents, one_run_per_batch, settings_for
 
 
 @dg.asset(
@@ -26,16 +27,20 @@ def embeddings(
     warehouse: WarehouseResource,
     embedder: EmbedderResource,
 ) -> dg.Output:
-    from ..embed.reuse import embed_document_table, embeddings_table
+    from ..embed.reuse import EmbedBudget, embed_document_table, embeddings_table
 
     wh = warehouse.get()
+    registry = Registry(wh)
     model = embedder.make()
     out = {}
     keys = context.partition_keys
     for i, doc_id in enumerate(keys, 1):
         chunk_table = chunks.get(doc_id)
+        # within its settings' embed_timeout_s and memory_budget_mb; past
+        # either it fails alone, its vectors so far kept (see embed.reuse)
+        budget = EmbedBudget.of(settings_for(registry, doc_id))
         try:
-            table, doc_stats = embed_document_table(doc_id, chunk_table, model, wh)
+            table, doc_stats = embed_document_table(doc_id, chunk_table, model, wh, budget=budget)
         except Exception as exc:  # noqa: BLE001 - one document's failure is its own (see step_failures)
             reason = describe("embeddings", exc)
             record_failure(wh, "embeddings", doc_id, reason)

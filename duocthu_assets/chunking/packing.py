@@ -32,7 +32,16 @@ from dataclasses import dataclass, field
 
 from ..model import ChunkKind, Segment, SegmentKind, Span
 from ..settings import Settings
-from .tokenizer import TokenBoundaries, count_tokens, has_content, split_text, strip_range, token_boundaries
+from .tokenizer import (
+    LONG_TEXT,
+    TokenBoundaries,
+    count_tokens,
+    has_content,
+    split_text,
+    strip_range,
+    surely_over,
+    token_boundaries,
+)
 
 SEPARATOR = "\n\n"
 CONTEXT_JOIN = " > "
@@ -43,6 +52,20 @@ MIN_FILL = 0.5  # end a chunk at a segment boundary only once it is this full
 # embedder's task prefix ("search_document: ", "passage: "), so the heading
 # context leaves this many tokens of it unused.
 TASK_PREFIX_RESERVE = 8
+
+
+class TooManyChunks(ValueError):
+    """A run of text certainly makes more chunks than a document may have
+    (``max_chunks_per_document``): refused before packing it, since packing
+    and embedding them would take hours. ``str()`` is the reason a user reads."""
+
+    def __init__(self, tokens: int, at_least: int, limit: int):
+        self.tokens, self.at_least, self.limit = tokens, at_least, limit
+        super().__init__(
+            f"its text is {tokens:,} tokens long in one stretch, at least {at_least:,} chunks — over the {limit:,} "
+            "a document may have (max_chunks_per_document); split the file, or raise max_chunks_per_document in "
+            "its collection.toml (embedding runs at about 2-50 chunks/s)"
+        )
 
 
 @dataclass(frozen=True)
@@ -140,11 +163,25 @@ class _Run:
         return self._bounds[i]
 
     def rest_tokens(self, i: int, c: int) -> int:
-        if c == 0:
+        if c == 0 and i not in self._bounds and len(self.segments[i].text) <= LONG_TEXT:
             if i not in self._full:
                 self._full[i] = count_tokens(self.segments[i].text)
             return self._full[i]
+        # a long segment is cut anyway: tokenize it once, for its count and its cuts
         return self.bounds(i).tokens_between(c, len(self.segments[i].text))
+
+    def refuse_if_too_many(self) -> None:
+        """Fail before packing a run that certainly makes more than
+        ``max_chunks_per_document`` chunks: every chunk holds at most
+        ``chunk_size`` body tokens (counted as in the whole segment) plus a
+        separator, and together they cover every token."""
+        limit = self.settings.max_chunks_per_document
+        if sum(len(s.text) for s in self.segments) <= limit * self.settings.chunk_size:
+            return  # fewer characters than that many chunks could hold: no need to count
+        tokens = sum(self.rest_tokens(i, 0) for i in range(len(self.segments)))
+        at_least = tokens // (self.settings.chunk_size + SEPARATOR_TOKENS + 1)
+        if at_least > limit:
+            raise TooManyChunks(tokens, at_least, limit)
 
     def normalize(self, i: int, c: int) -> tuple[int, int]:
         """Skip past segment ends (and trailing whitespace) to the next content."""
@@ -204,6 +241,7 @@ class _Run:
 
     def pack(self, context: str, kind: ChunkKind) -> list[PackedChunk]:
         settings = self.settings
+        self.refuse_if_too_many()
         out: list[PackedChunk] = []
         pos = self.normalize(0, 0)
         start_pos = pos
@@ -240,6 +278,8 @@ def pack_table_row(row: Segment, context: str, settings: Settings) -> list[Packe
     exceeds ``max_chunk_tokens``."""
     a, b = strip_range(row.text, 0, len(row.text))
     whole = [Slice(row, a, b)]
+    if surely_over(row.text[a:b], settings.max_chunk_tokens):
+        return _Run([row], settings).pack(context, ChunkKind.TABLE_ROW)  # a row of megabytes is not encoded twice more
     for ctx in (context, ""):
         chunk = _single(ChunkKind.TABLE_ROW, ctx, whole)
         if chunk.token_count <= settings.max_chunk_tokens:

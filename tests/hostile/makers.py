@@ -506,3 +506,17 @@ def non_utf8_name_supported(folder: Path) -> bool:
         return True
     except OSError:
         return False
+
+
+def make_one_line_csv(path: Path, megabytes: float = 0.3) -> Path:
+    """One line of ``thuocNNNNN,`` cells, ``megabytes`` long (the issue's
+    47 MB line, scaled: bench/bounded_work.py measures the real size)."""
+    cells = int(megabytes * 1_000_000 / 11)
+    return write_bytes(path, "".join(f"thuoc{i:05d}," for i in range(cells)).encode())
+
+
+def make_many_rows_csv(path: Path, rows: int = 150_000) -> Path:
+    """A CSV of ``rows`` distinct rows (7.4 MB at the default): parsing it
+    really allocates a few hundred MB."""
+    body = "".join(f"T{i},Thuốc số {i} dùng đường uống\n" for i in range(rows))
+    return write_bytes(path, ("Mã,Tên\n" + body).encode("utf-8"))

@@ -150,7 +150,8 @@ def test_case(run: CatalogRun, case: Case):
             assert any(case.indexed_text in t for t in _chunk_texts(run, doc_id)), f"{case.indexed_text!r} not in {doc_id}'s chunks"
     else:
         assert doc_id not in run.indexed, f"{case.path} ({case.expected}) reached the search index"
-        assert not (run.warehouse / "embeddings" / f"{doc_id}.parquet").exists()
+        vectors = run.warehouse / "embeddings" / f"{doc_id}.parquet"
+        assert not vectors.exists() or pq.read_metadata(vectors).num_rows == 0, "a document not ok has no vectors"
     if case.warning:
         parsed = pq.read_table(run.warehouse / "parsed_documents" / f"{doc_id}.parquet").to_pylist()[0]
         assert any(re.search(case.warning, w, re.IGNORECASE) for w in parsed["warnings"]), parsed["warnings"]

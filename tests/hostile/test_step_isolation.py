@@ -43,10 +43,10 @@ def ingested(tmp_path_factory):
             raise RecursionError("maximum recursion depth exceeded (simulated)")
         return real_chunk_rows(doc_id, *args)
 
-    def embed_document_table(doc_id, *args):
+    def embed_document_table(doc_id, *args, **kwargs):
         if doc_id == "steps-embed_boom.csv":
             raise RuntimeError("the embedding engine ran out of patience (simulated)")
-        return real_embed(doc_id, *args)
+        return real_embed(doc_id, *args, **kwargs)
 
     patch = pytest.MonkeyPatch()
     patch.setattr(chunks_asset, "chunk_rows", chunk_rows)
