@@ -44,12 +44,13 @@ This subclass changes how rows are written, never which rows:
   step's next event is stored (or the process exits, or disposes of its
   instance); a process killed mid-step loses the held-back evaluations of
   that step, whose run then never succeeded either;
-- a run over a range of documents plans each asset once for the range, not
-  once per document (Dagster's own option, also reachable through
-  ``DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS``). What it costs: in the
-  UI, a document whose asset was planned in a failed run but not built shows
-  that partition as missing rather than failed. Why it was not built is on its
-  failed check, in its ``parsed_documents`` row, and in the ingest summary.
+- a run over a range of documents plans each asset once per document, as
+  Dagster does by default (one planned row per asset and document, written in
+  the run's one batch): a document whose asset was planned in a run that
+  failed and never built shows that partition *failed* in the UI, never-run
+  ones *missing*. (Planning once per range, Dagster's
+  ``DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS``, made a blocked
+  document's unbuilt assets look never run.)
 - a forked child (``duocthu ingest`` runs batches in forked processes) never
   touches its parent's pooled connections: they are forgotten in the child,
   which opens its own (SQLAlchemy's recipe for pools across ``fork``).
@@ -308,10 +309,6 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
                 self._stamp_connection.close()
             self._stamp_connection = None
         self._partitions = {}
-
-    @property
-    def supports_partition_subset_in_asset_materialization_planned_events(self) -> bool:
-        return True
 
     # -- lifecycle -----------------------------------------------------------
     def _dispose_engines(self, close: bool = True) -> None:
