@@ -208,7 +208,9 @@ def _default_signals() -> None:
 
 
 def dagster_dev(place: UiPlace, port: int, log: Path) -> UiServer:
-    """`dagster dev -w workspace.yaml` as `make ui` runs it (without the make)."""
+    """`dagster dev -w workspace.yaml`: the same code location, instance and
+    loopback host `make ui` serves through `dg dev` (tests/test_ui_make.py
+    starts that one)."""
     command = [str(BIN / "dagster"), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)]
     return UiServer(command, place.env(), port, log)
 
