@@ -14,6 +14,8 @@ This subclass changes how rows are written, never which rows:
 
 - one engine per shard (the run's own database and the cross-run index), kept
   in a small LRU, each pooling one open connection;
+- ``PRAGMA journal_size_limit`` (1 MB) on each connection, so a WAL file
+  shrinks back after each checkpoint instead of staying at its largest;
 - ``PRAGMA synchronous=NORMAL`` on each connection: with the WAL journal that
   Dagster already sets, a commit no longer waits for fsync; a power cut can
   lose the last transactions but never corrupts the database (SQLite's
@@ -90,6 +92,7 @@ from sqlalchemy.pool import QueuePool
 KEPT_ENGINES = 8  # the index shard and the few runs being written at once
 PENDING_LIMIT = 2000  # check evaluations held back at most (one step's, usually)
 EVENT_BATCH_SIZE = "1000"
+WAL_SIZE_LIMIT = 1 << 20  # bytes a database's -wal file keeps after a checkpoint
 os.environ.setdefault("DAGSTER_EVENT_BATCH_SIZE", EVENT_BATCH_SIZE)
 
 # an event row: the values come from Dagster's own _event_to_row
@@ -121,6 +124,10 @@ _CHECK_EVALUATION_UPDATE = (
 def _set_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA synchronous=NORMAL")
+    # the write-ahead log is reused after each checkpoint but never shrinks
+    # by itself: without a limit it stays at its largest size (10 MB for an
+    # ingest of 40 tiny documents, next to an 11 MB index)
+    cursor.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
     cursor.close()
 
 

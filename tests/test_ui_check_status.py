@@ -66,6 +66,15 @@ def test_each_evaluation_targets_its_own_documents_materialization(tmp_path: Pat
     records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey("chunks"), asset_partitions=["a.docx"]), limit=1).records
     assert records[0].run_id == run.run_id
 
+    # a passed rule stores no evidence (its message is the description); a failed one keeps it all
+    key = dg.AssetCheckKey(dg.AssetKey("parsed_documents"), "no_pages_need_ocr")
+    history = instance.event_log_storage.get_asset_check_execution_history(key, limit=20)
+    passed = [r.evaluation for r in history if r.partition == "a.docx" and r.status.value == "SUCCEEDED"]
+    assert passed and dict(passed[0].metadata) == {} and passed[0].description
+    failed = [r.evaluation for r in history if r.partition == "scan.pdf" and r.status.value == "FAILED"]
+    assert failed and {"message", "count", "offending_ids", "offending", "pages"} <= set(failed[0].metadata)
+    assert failed[0].metadata["pages"].value == [1, 2]
+
 
 INGEST_ASSETS = ["raw_documents", "parsed_documents", "crops", "chunks", "embeddings"]
 
