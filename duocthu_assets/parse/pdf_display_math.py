@@ -16,8 +16,7 @@ more letters: ``where``, ``and``) and its tokens are mostly formula pieces
 symbols, operators, ``i=1``, ``x2``) or it carries a math operator or an
 unmapped glyph (a bracket piece of a Computer Modern extension font). A
 region is lifted only when it is two-dimensional: two or more rows, glyphs
-of two sizes offset from one another (scripts, marked ``x^2`` by the page
-reader or not), or a big operator or
+of two sizes offset from one another (scripts), or a big operator or
 bracket; a plain line like ``x = 3`` stays in prose. Inline math inside a
 paragraph line is never lifted (the line is running text).
 """
@@ -40,20 +39,11 @@ BIG = set("∑∏∫∮√⎛⎜⎝⎞⎟⎠⎡⎢⎣⎤⎥⎦⎧⎨⎩⎫⎬⎭
 
 
 def may_hold_math(fragments: list[Fragment]) -> bool:
-    """A math operator, an unmapped glyph or an equation number on the page,
-    or a line of no running text holding a superscript or a subscript
-    (``a^2 + 8 = 12`` set on its own line)."""
+    """A math operator, an unmapped glyph or an equation number on the page."""
     for f in fragments:
         if EQUATION_NUMBER.match(f.text.strip()) or any(_math_char(c) or _bad_glyph(c) for c in f.text):
             return True
-        if _scripted(f) and _words(f.text) <= MAX_WORDS:
-            return True
     return False
-
-
-def _scripted(f: Fragment) -> bool:
-    """A word of the fragment carries a script the page reader marked (``x^2``)."""
-    return any(w.plain for w in f.words)
 
 
 def _words(text: str) -> int:
@@ -150,8 +140,8 @@ def _two_dimensional(group: list[list[Fragment]]) -> bool:
     if any(c in BIG or _bad_glyph(c) for f in frags for c in f.text):
         return True
     sizes = {round(w.size) for f in frags for w in f.words}
-    if len(sizes) >= 2 or any(_scripted(f) for f in frags):
-        return True  # glyphs of two sizes, or scripts raised or lowered off the baseline
+    if len(sizes) >= 2:
+        return True
     tops = sorted(f.bbox[1] for f in frags)
     return len(tops) >= 2 and tops[-1] - tops[0] > 0.3 * max(f.height for f in frags)
 
