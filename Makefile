@@ -28,11 +28,14 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 # The UI, the daemon (inbox sensor, nightly schedule, run queue) and a code
-# server; DAGSTER_HOME inside the warehouse, its dagster.yaml from instance.py.
+# server: `dg dev`, the command this Dagster line recommends (it loads the
+# project that pyproject.toml's [tool.dg] names, with this venv's Python);
+# DAGSTER_HOME inside the warehouse, its dagster.yaml from instance.py.
+# Loopback only (-h 127.0.0.1).
 ui: setup
 	@home=$$($(BIN)/python -c 'import sys; from duocthu_assets.instance import dagster_home_for, ensure_dagster_home; print(ensure_dagster_home(dagster_home_for(sys.argv[1])))' '$(DUOCTHU_WAREHOUSE)') \
 	  && echo "DAGSTER_HOME=$$home  DUOCTHU_MAX_CONCURRENT=$(DUOCTHU_MAX_CONCURRENT)  http://127.0.0.1:$${PORT:-3000}" \
-	  && DAGSTER_HOME="$$home" exec $(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p $${PORT:-3000}
+	  && DAGSTER_HOME="$$home" VIRTUAL_ENV="$(abspath $(VENV))" exec $(BIN)/dg dev --use-active-venv --no-check-yaml -h 127.0.0.1 -p $${PORT:-3000}
 
 # Debian's Chromium for the browser test in tests/test_ui_e2e.py; idempotent.
 # Without root or a reachable package mirror it only warns: the test then skips, saying why.

@@ -12,6 +12,7 @@ import dagster as dg
 from .inbox import Discovery, DocumentRecord, Registry, mark_removed, needs_build, register_files, scan
 from .jobs import BUILD_KEY_TAG, ingest_job, refresh_index_job
 from .assets.partitions import documents
+from .blocked import SETTLES_TAG, settling_requests
 from .resources import WarehouseResource
 from .version import code_version
 
@@ -146,12 +147,14 @@ def record_built(registry: Registry, doc_ids: list[str], version: str) -> None:
     registry.save()
 
 
-def _after_ingest(context: dg.RunStatusSensorContext, warehouse: WarehouseResource) -> dg.RunRequest:
+def _after_ingest(context: dg.RunStatusSensorContext, warehouse: WarehouseResource) -> list[dg.RunRequest] | dg.SkipReason:
     run = context.dagster_run
+    if SETTLES_TAG in run.tags:
+        return dg.SkipReason(f"run {run.run_id} only settled checks a blocked document never reached")
     partition = run.tags.get("dagster/partition")
     if partition:
         record_built(Registry(warehouse.get()), [partition], code_version())
-    return dg.RunRequest(run_key=f"index-after-{run.run_id}")
+    return [dg.RunRequest(run_key=f"index-after-{run.run_id}", job_name=refresh_index_job.name)]
 
 
 @dg.run_status_sensor(
@@ -168,10 +171,25 @@ def index_after_ingest_success(context: dg.RunStatusSensorContext, warehouse: Wa
 @dg.run_status_sensor(
     run_status=dg.DagsterRunStatus.FAILURE,
     monitored_jobs=[ingest_job],
-    request_job=refresh_index_job,
+    request_jobs=[refresh_index_job, ingest_job],
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After an ingest run fails (a blocking check stopped a document): record it, and rebuild the "
-    "index so the document's earlier chunks leave it.",
+    description="After an ingest run fails (a blocking check stopped a document): record it, rebuild the "
+    "index so the document's earlier chunks leave it, and settle the checks a blocked document never reached "
+    "(a run of just those checks that evaluates nothing: Dagster shows them skipped, not failed).",
 )
 def index_after_ingest_failure(context: dg.RunStatusSensorContext, warehouse: WarehouseResource):
-    return _after_ingest(context, warehouse)
+    requests = _after_ingest(context, warehouse)
+    if isinstance(requests, dg.SkipReason):
+        return requests
+    return requests + settling_requests(context.instance, run_documents(context.instance, context.dagster_run), ingest_job.name)
+
+
+def run_documents(instance: dg.DagsterInstance, run: dg.DagsterRun) -> list[str]:
+    """The documents a run of the ingest job covered: its partition, or its range."""
+    if "dagster/partition" in run.tags:
+        return [run.tags["dagster/partition"]]
+    start, end = run.tags.get("dagster/asset_partition_range_start"), run.tags.get("dagster/asset_partition_range_end")
+    keys = list(instance.get_dynamic_partitions(documents.name))
+    if start in keys and end in keys:
+        return keys[keys.index(start) : keys.index(end) + 1]
+    return []

@@ -41,6 +41,7 @@ import dagster as dg
 
 from . import progress
 from .automation import record_built
+from .blocked import settle_blocked
 from .definitions import build_definitions
 from .gates import passing_documents
 from .inbox import Registry, needs_build, register_files, scan
@@ -365,6 +366,7 @@ def ingest(
                 elif remaining[doc] & run.assets and not outcome.materialized.get(doc) and not outcome.failed_checks:
                     run_errors[doc] = outcome.error or "the run made no progress for this document"
 
+    runs += settle_blocked(job, instance, sorted(stopped), run_config=QUIET)  # their unreached checks: skipped
     runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo))
     record_built(registry, [d for d in todo if d not in run_errors], version)
 

@@ -126,3 +126,25 @@ def test_a_process_that_ends_without_another_event_still_writes_what_it_held_bac
     repo = str(Path(__file__).resolve().parents[1])
     subprocess.run([sys.executable, "-c", script, str(base), repo], check=True, timeout=120)
     assert _history(SqliteEventLogStorage(str(base))) == [("a.csv", "FAILED")]
+
+
+def test_a_write_ahead_log_shrinks_back_after_a_checkpoint(tmp_path: Path):
+    """Every connection limits what its -wal file keeps after a checkpoint: a
+    big burst of events leaves a WAL of at most the limit, not its largest size."""
+    from duocthu_assets.event_log import WAL_SIZE_LIMIT
+
+    base = tmp_path / "runs"
+    storage = PooledSqliteEventLogStorage(str(base))
+    with storage.index_connection() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_size_limit").scalar() == WAL_SIZE_LIMIT
+    with storage.index_connection() as conn:  # a burst bigger than the limit
+        conn.exec_driver_sql("CREATE TABLE filler (x BLOB)")
+        for _ in range(40):
+            conn.exec_driver_sql("INSERT INTO filler VALUES (randomblob(100000))")
+    wal = base / "index.db-wal"
+    assert wal.stat().st_size > WAL_SIZE_LIMIT
+    with storage.index_connection() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+        conn.exec_driver_sql("INSERT INTO filler VALUES (x'00')")  # the next write resets the WAL, cut to the limit
+    assert wal.stat().st_size <= WAL_SIZE_LIMIT
+    storage.dispose()

@@ -368,3 +368,34 @@ def test_blocked_document_and_its_evidence_within_three_clicks_from_home(served:
     for shot in shots.values():
         assert shot.stat().st_size > 10_000, shot
     print("\nscreenshots: " + ", ".join(str(s) for s in shots.values()))
+
+
+def test_the_daemon_settles_the_checks_the_scan_never_reached(served: Served):
+    """A run from the UI stopped by a blocking check: the run-failure sensor
+    (in the real daemon) requests a run of just the checks the scan never
+    reached, which evaluates nothing; the UI then reads them *skipped*, the
+    rule that failed *failed*, the scan's unbuilt assets *failed*."""
+    import dagster as dg
+
+    from tests.ui_helpers import partition_statuses
+
+    deadline = time.monotonic() + 300
+    with dg.DagsterInstance.from_config(str(served.place.home)) as instance:
+        while time.monotonic() < deadline:
+            settling = instance.get_runs(filters=dg.RunsFilter(tags={"duocthu/settles_run": served.runs[SCAN]}))
+            if settling and all(r.is_finished for r in settling):
+                break
+            time.sleep(3)
+    assert [r.status for r in settling] == [dg.DagsterRunStatus.SUCCESS], f"no settling run; see {served.server.log_path}"
+    assert settling[0].tags["duocthu/not_evaluated"] == "blocked upstream by parsed_documents.no_pages_need_ocr"
+
+    ui = partition_statuses(served.server, ["parsed_documents", "crops", "chunks", "embeddings"])
+    ocr = ui["parsed_documents"]["checks"]["no_pages_need_ocr"]
+    assert ocr["failedPartitions"] == [SCAN] and ocr["succeededPartitions"] == [GOOD]
+    for asset in ("crops", "chunks", "embeddings"):
+        for name, statuses in ui[asset]["checks"].items():
+            assert statuses["skippedPartitions"] == [SCAN], (asset, name, statuses)
+            assert statuses["succeededPartitions"] == [GOOD], (asset, name, statuses)
+            assert not statuses["executionFailedPartitions"] and not statuses["failedPartitions"], (asset, name, statuses)
+        bar = ui[asset]["asset"]
+        assert bar["failedPartitions"] == [SCAN] and bar["materializedPartitions"] == [GOOD], (asset, bar)

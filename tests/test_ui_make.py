@@ -1,4 +1,5 @@
-"""`make ui`, started for real: `dagster dev -w workspace.yaml` on 127.0.0.1,
+"""`make ui`, started for real: `dg dev` (the project pyproject.toml's
+[tool.dg] names, this venv's Python) on 127.0.0.1,
 DAGSTER_HOME inside the warehouse (its dagster.yaml written by
 duocthu_assets/instance.py), the inbox sensor, the run-status sensors and the
 nightly schedule loaded and running, the daemon healthy, the page served."""
@@ -86,7 +87,7 @@ def test_make_ui_serves_the_code_location_with_sensor_and_schedule(tmp_path: Pat
         assert DAEMONS <= healthy, healthy
 
         # `make ui` hands dagster dev the warehouse, the inbox and the executor's step limit
-        dev = [pid for pid in server.group_alive() if " dev -w workspace.yaml" in _cmdline(pid)]
+        dev = [pid for pid in server.group_alive() if "/dg dev " in _cmdline(pid)]
         assert dev, [(pid, _cmdline(pid)) for pid in server.group_alive()]
         environ = _environ(dev[0])
         assert environ["DAGSTER_HOME"] == str(home)
@@ -98,6 +99,9 @@ def test_make_ui_serves_the_code_location_with_sensor_and_schedule(tmp_path: Pat
         server.stop()
     assert not server.group_alive()
     assert not _listening_addresses(port), "the port is still taken after stopping the UI"
+    # the command this Dagster line recommends: no "use dg dev instead", no venv mismatch
+    log = server.log_path.read_text(errors="replace")
+    assert "SupersessionWarning" not in log and "does not match the virtual environment" not in log, log[-2000:]
     print(f"\nmake ui: ready after {server.ready_after:.1f}s, stopped in {server.stop_seconds:.1f}s")
 
 

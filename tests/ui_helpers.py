@@ -208,7 +208,9 @@ def _default_signals() -> None:
 
 
 def dagster_dev(place: UiPlace, port: int, log: Path) -> UiServer:
-    """`dagster dev -w workspace.yaml` as `make ui` runs it (without the make)."""
+    """`dagster dev -w workspace.yaml`: the same code location, instance and
+    loopback host `make ui` serves through `dg dev` (tests/test_ui_make.py
+    starts that one)."""
     command = [str(BIN / "dagster"), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)]
     return UiServer(command, place.env(), port, log)
 
@@ -365,3 +367,51 @@ def chromium_path() -> str | None:
 def screenshot_dir() -> Path:
     OUTPUT.mkdir(parents=True, exist_ok=True)
     return OUTPUT
+
+
+PARTITION_STATUSES = """
+query PartitionStatuses($keys: [AssetKeyInput!]) {
+  assetNodes(assetKeys: $keys) {
+    assetKey { path }
+    assetPartitionStatuses {
+      ... on DefaultPartitionStatuses { materializedPartitions failedPartitions unmaterializedPartitions materializingPartitions }
+    }
+    assetChecksOrError {
+      ... on AssetChecks {
+        checks {
+          name
+          partitionStatuses {
+            ... on AssetCheckDefaultPartitionStatuses {
+              succeededPartitions failedPartitions inProgressPartitions skippedPartitions executionFailedPartitions
+            }
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+
+def dagster_webserver(warehouse: Path, port: int, log: Path) -> UiServer:
+    """The webserver alone (no daemon) over a warehouse's instance: what the UI reads."""
+    from duocthu_assets.instance import dagster_home_for, ensure_dagster_home
+
+    home = ensure_dagster_home(dagster_home_for(str(warehouse)))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DUOCTHU_", "DAGSTER_"))}
+    env.update(DAGSTER_HOME=str(home), DUOCTHU_WAREHOUSE=str(warehouse), PYTHONUNBUFFERED="1")
+    command = [str(BIN / "dagster-webserver"), "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)]
+    return UiServer(command, env, port, log)
+
+
+def partition_statuses(server: UiServer, assets: list[str]) -> dict[str, dict[str, Any]]:
+    """asset -> {"asset": {status: [documents]}, "checks": {check: {status: [documents]}}}, as the UI reads them."""
+    data = server.graphql(PARTITION_STATUSES, {"keys": [{"path": [a]} for a in assets]})
+    out: dict[str, dict[str, Any]] = {}
+    for node in data["assetNodes"]:
+        checks = node["assetChecksOrError"].get("checks", [])
+        out[node["assetKey"]["path"][-1]] = {
+            "asset": node["assetPartitionStatuses"],
+            "checks": {c["name"]: c["partitionStatuses"] for c in checks},
+        }
+    return out
