@@ -30,5 +30,5 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 echo "scale-test: PostgreSQL $(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1), $(redis-server --version 2>/dev/null | cut -d' ' -f1-3), ${DUOCTHU_SCALE_DOCS} bench documents"
-.venv/bin/python -m pytest tests/test_scale_postgres.py tests/test_scale_celery.py tests/test_scale_event_log_contract.py \
+.venv/bin/python -m pytest tests/test_scale_postgres.py tests/test_scale_celery.py \
   -p no:cacheprovider -q -rs -s
