@@ -47,6 +47,7 @@ SAMPLES = REPO / "data" / "inbox"
 BUCKET = "duocthu"
 WAREHOUSE = f"s3://{BUCKET}/wh"
 COMPARED = set(INGEST_ASSETS) | {"sources"}
+KILL_DURING = "parse_documents"
 RUN_TIMEOUT = 900  # seconds; a loaded two-core machine is slow, a hang is not
 
 
@@ -274,11 +275,13 @@ def test_a_worker_killed_mid_step_leaves_no_partial_parquet_and_the_rerun_comple
     victim = None
     deadline = time.monotonic() + RUN_TIMEOUT
     try:
-        # kill the worker running the first step after raw_documents (the parse)
+        # kill the worker running the parse (it writes segments, lifted_blocks
+        # and parsed_documents), two seconds into it
         while victim is None and time.monotonic() < deadline:
             status, steps = run_status("kill")
             assert status not in ("SUCCESS", "FAILURE"), f"the run ended ({status}) before a worker could be killed"
-            if len(steps) >= 2:
+            if KILL_DURING in steps:
+                time.sleep(2)
                 busy = [w for w, log in zip(cluster.workers.processes, sorted((cluster.root / "workers").glob("worker*.log")))
                         if log.read_text(errors="replace").count("received") > log.read_text(errors="replace").count("succeeded in")]
                 if busy:

@@ -57,6 +57,12 @@ def _check_keys() -> list[dg.AssetCheckKey]:
     return sorted(defs.resolve_asset_graph().asset_check_keys, key=lambda k: (k.asset_key.to_user_string(), k.name))
 
 
+def _volatile(metadata_key: str) -> bool:
+    """Metadata that differs between two ingests of the same inbox: where the
+    warehouse is, and how long a step took."""
+    return metadata_key == "path" or any(word in metadata_key for word in ("seconds", "duration", "_ms", "elapsed"))
+
+
 def ui_view(instance: dg.DagsterInstance, check_keys: list[dg.AssetCheckKey]) -> dict:
     """What the UI shows, without the ids and times that differ between two
     ingests of the same inbox."""
@@ -70,7 +76,7 @@ def ui_view(instance: dg.DagsterInstance, check_keys: list[dg.AssetCheckKey]) ->
         records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=key), limit=10_000).records
         materializations[key.to_user_string()] = Counter(
             (r.partition_key, tuple(sorted((k, str(v.value)) for k, v in r.asset_materialization.metadata.items()
-                                           if k not in ("path",))))
+                                           if not _volatile(k))))
             for r in records
         )
         partitions[key.to_user_string()] = sorted(instance.get_materialized_partitions(key))
