@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.ingest import INGEST_ASSETS, ingest
-from duocthu_assets.instance import POSTGRES_URL_ENV, ensure_dagster_home
+from duocthu_assets.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, ensure_dagster_home
 
 from .scale_services import VENV_BIN, CeleryWorkers, MotoS3, Postgres, Redis, free_port, missing, scratch, spawn, stop, wait_for_port
 
@@ -119,6 +119,7 @@ def cluster():
                 "DUOCTHU_INBOX": str(SAMPLES),
                 "DUOCTHU_EXECUTOR": "celery",
                 "DUOCTHU_CELERY_BROKER": redis.url,
+                **POSTGRES_EVENT_OPTIONS,
             }
             os.environ.update(env)
             fs = _s3(env)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from duocthu_assets.ingest import ingest
-from duocthu_assets.instance import POSTGRES_URL_ENV, dagster_home_for, open_instance
+from duocthu_assets.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, dagster_home_for, open_instance
 
 from .scale_services import Postgres, missing, scratch
 
@@ -89,6 +89,8 @@ def test_a_postgres_instance_builds_the_same_warehouse_as_sqlite(postgres, colle
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused_home"))  # open_instance sets it; restored after
     monkeypatch.delenv(POSTGRES_URL_ENV, raising=False)
+    for name, value in POSTGRES_EVENT_OPTIONS.items():  # what open_instance sets for Postgres, undone after
+        monkeypatch.setenv(name, os.environ.get(name, value))
     inbox = SAMPLES if collection == "samples" else make_bench_inbox(tmp_path / "bench", bench_documents())
     n = len([p for p in inbox.rglob("*") if p.is_file()]) if collection == "bench" else None
 
