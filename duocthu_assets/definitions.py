@@ -18,7 +18,7 @@ from .assets.raw_documents import raw_documents
 from .assets.review import review
 from .assets.search_index import search_index
 from .automation import index_after_ingest_failure, index_after_ingest_success, inbox_sensor, nightly_reingest
-from .executor import per_run_executor
+from .executor import configured_executor
 from .jobs import ingest_job, refresh_index_job
 from .resources import EmbedderResource, ParquetWarehouseIOManager, WarehouseResource, default_warehouse_root
 
@@ -43,7 +43,7 @@ def build_definitions(warehouse_root: str | None = None, max_concurrent: int | N
                 base_url=os.environ.get("DUOCTHU_EMBED_BASE_URL", ""),
             ),
         },
-        executor=per_run_executor.configured({"max_concurrent": concurrency}),
+        executor=configured_executor(concurrency),
     )
 
 

@@ -56,3 +56,46 @@ def per_run_executor(init_context: dg.InitExecutorContext) -> dg.Executor:
 
     many = make(dg.multiprocess_executor, {**_RETRIES, "max_concurrent": init_context.executor_config["max_concurrent"]})
     return PerRunExecutor(single=make(dg.in_process_executor, dict(_RETRIES)), many=many)
+
+
+EXECUTOR_ENV = "DUOCTHU_EXECUTOR"
+CELERY_BROKER_ENV = "DUOCTHU_CELERY_BROKER"
+CELERY_BACKEND_ENV = "DUOCTHU_CELERY_BACKEND"
+
+
+class ExecutorSettingError(ValueError):
+    """An executor setting that cannot be used, said so the user can fix it."""
+
+
+def configured_executor(max_concurrent: int) -> dg.ExecutorDefinition:
+    """The executor of every run Dagster launches (the UI, the sensor, the
+    schedule, `dagster job execute`), chosen by ``$DUOCTHU_EXECUTOR``:
+
+    - unset or ``per_run``: :func:`per_run_executor` (one machine);
+    - ``celery``: dagster-celery's executor, each step a Celery task on the
+      broker ``$DUOCTHU_CELERY_BROKER`` (e.g. ``redis://127.0.0.1:6379/0``),
+      its result on ``$DUOCTHU_CELERY_BACKEND`` (default: the broker), run by
+      workers started with ``celery -A dagster_celery.app worker -Q dagster``
+      in the same environment (see the README, "Running at scale").
+
+    `duocthu ingest` runs in process whatever this says."""
+    import os
+
+    choice = os.environ.get(EXECUTOR_ENV, "").strip().lower() or "per_run"
+    if choice == "per_run":
+        return per_run_executor.configured({"max_concurrent": max_concurrent})
+    if choice != "celery":
+        raise ExecutorSettingError(f"{EXECUTOR_ENV} must be 'per_run' (the default) or 'celery', not {choice!r}")
+    try:
+        from dagster_celery import celery_executor
+    except ImportError as exc:
+        raise ExecutorSettingError(
+            f"{EXECUTOR_ENV}=celery needs dagster-celery: pip install -e '.[scale]' ({exc})"
+        ) from exc
+    if not os.environ.get(CELERY_BROKER_ENV, "").strip():
+        raise ExecutorSettingError(f"{EXECUTOR_ENV}=celery needs {CELERY_BROKER_ENV}, the broker's URL (redis://host:port/0)")
+    backend_env = CELERY_BACKEND_ENV if os.environ.get(CELERY_BACKEND_ENV, "").strip() else CELERY_BROKER_ENV
+    return celery_executor.configured(
+        {"broker": {"env": CELERY_BROKER_ENV}, "backend": {"env": backend_env}, **_RETRIES},
+        name="celery",
+    )

@@ -1,0 +1,51 @@
+"""The settings that select the scale-out machinery (README, "Running at
+scale"), and the errors a user gets for ones that cannot work. No server is
+needed: the servers themselves are exercised in test_scale_postgres.py and
+test_scale_celery.py."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from duocthu_assets.definitions import build_definitions
+from duocthu_assets.executor import CELERY_BROKER_ENV, EXECUTOR_ENV, ExecutorSettingError, configured_executor
+from duocthu_assets.instance import POSTGRES_URL_ENV, InstanceSettingError, dagster_yaml, postgres_url
+
+
+def test_the_instance_yaml_follows_duocthu_postgres_url(monkeypatch, tmp_path: Path):
+    monkeypatch.delenv(POSTGRES_URL_ENV, raising=False)
+    assert "PooledSqliteEventLogStorage" in dagster_yaml(tmp_path) and "postgres" not in dagster_yaml(tmp_path)
+    url = "postgresql+psycopg2://duocthu:secret@db.example:5432/dagster"
+    monkeypatch.setenv(POSTGRES_URL_ENV, url)
+    text = dagster_yaml(tmp_path)
+    assert "env: DUOCTHU_POSTGRES_URL" in text and "secret" not in text
+    assert "PooledSqliteEventLogStorage" not in text
+    assert postgres_url() == url
+
+
+@pytest.mark.skipif(importlib.util.find_spec("psycopg") is not None, reason="psycopg 3 installed: a bare URL works")
+def test_a_postgres_url_without_its_driver_is_refused_saying_what_to_write(monkeypatch, tmp_path: Path):
+    monkeypatch.setenv(POSTGRES_URL_ENV, "postgresql://duocthu:secret@db.example:5432/dagster")
+    with pytest.raises(InstanceSettingError) as raised:
+        dagster_yaml(tmp_path)
+    assert "postgresql+psycopg2://db.example:5432/dagster" in str(raised.value)
+    assert "secret" not in str(raised.value)
+
+
+def test_the_executor_follows_duocthu_executor(monkeypatch):
+    monkeypatch.delenv(EXECUTOR_ENV, raising=False)
+    assert build_definitions(warehouse_root="memory://settings").executor.name == "per_run"
+    monkeypatch.setenv(EXECUTOR_ENV, "threads")
+    with pytest.raises(ExecutorSettingError, match="'per_run' .* or 'celery', not 'threads'"):
+        configured_executor(2)
+    monkeypatch.setenv(EXECUTOR_ENV, "celery")
+    monkeypatch.delenv(CELERY_BROKER_ENV, raising=False)
+    with pytest.raises(ExecutorSettingError, match=CELERY_BROKER_ENV if importlib.util.find_spec("dagster_celery") else "scale"):
+        configured_executor(2)
+    if importlib.util.find_spec("dagster_celery") is None:
+        return
+    monkeypatch.setenv(CELERY_BROKER_ENV, "redis://127.0.0.1:6379/0")
+    assert build_definitions(warehouse_root="memory://settings").executor.name == "celery"
