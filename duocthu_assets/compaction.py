@@ -56,6 +56,8 @@ LOCK_NAME = ".compaction.lock"
 
 COMPACTED_ASSETS = ("raw_documents", "parsed_documents", "segments", "lifted_blocks", "crops", "chunks", "embeddings")
 """Every per-document asset (``search_index`` is one file already)."""
+DERIVED = COMPACTED_ASSETS[1:]
+"""Those a removed document leaves (its ``raw_documents`` row stays, saying ``removed``)."""
 
 
 class CompactionError(RuntimeError):

@@ -222,3 +222,77 @@ def test_parts_are_spread_and_stable():
     assert part_of("formulary-duoc_thu_mau.pdf") == part_of("formulary-duoc_thu_mau.pdf")
     assert len({part_of(f"doc-{i}") for i in range(1000)}) == PARTS
     assert compaction.tables_glob(Warehouse("/w"), "chunks") == "/w/tables/chunks/*.parquet"
+
+
+# -- through Dagster: `duocthu ingest`, the sensor, the refresh job ------------------
+def _rows_by_document(table: pa.Table) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for row in table.to_pylist():
+        out.setdefault(row["doc_id"], []).append(row)
+    return out
+
+
+def _assert_tables_match_files(warehouse: Path) -> dict[str, dict[str, list[dict]]]:
+    seen = {}
+    for asset in compaction.COMPACTED_ASSETS:
+        files = duckdb.sql(f"SELECT * FROM '{warehouse}/{asset}/*.parquet'").to_arrow_table()
+        parts = duckdb.sql(f"SELECT * FROM '{warehouse}/tables/{asset}/*.parquet'").to_arrow_table()
+        assert parts.schema.names == files.schema.names, asset
+        assert _rows_by_document(parts) == _rows_by_document(files), asset
+        seen[asset] = _rows_by_document(parts)
+    return seen
+
+
+@pytest.mark.slow
+def test_ingest_compacts_blocked_documents_stay_as_in_the_files_and_removed_ones_leave(tmp_path: Path, monkeypatch):
+    import dagster as dg
+
+    from duocthu_assets.assets import chunks as chunks_asset
+    from duocthu_assets.automation import inbox_sensor
+    from duocthu_assets.cli import main
+    from duocthu_assets.definitions import build_definitions
+    from duocthu_assets.instance import open_instance
+    from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
+    from duocthu_assets.resources import WarehouseResource
+
+    from .docgen import make_docx
+
+    bad = "b_bad.docx"
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    make_docx(inbox / "a_good.docx", [("Chỉ định", ["Vancomycin điều trị nhiễm khuẩn do tụ cầu kháng methicilin."])])
+    make_docx(inbox / bad, [("Chống chỉ định", ["Quá mẫn với penicilin và cephalosporin."])])
+    make_docx(inbox / "c_good.docx", [("Thận trọng", ["Suy thận: giảm liều gentamicin theo độ thanh thải."])])
+    real_chunk_rows = chunks_asset.chunk_rows
+
+    def corrupting_chunk_rows(doc_id, *args, **kwargs):
+        rows = real_chunk_rows(doc_id, *args, **kwargs)
+        if doc_id == bad:
+            rows[0]["text"] = rows[0]["text"] + " 500 mg"  # changed after hashing: a blocking check fails
+        return rows
+
+    monkeypatch.setattr(chunks_asset, "chunk_rows", corrupting_chunk_rows)
+    monkeypatch.setenv("DUOCTHU_INBOX", str(inbox))
+    warehouse = tmp_path / "wh"
+    assert main(["ingest", str(inbox), "--warehouse", str(warehouse), "--quiet"]) == 1  # bad is blocked
+
+    seen = _assert_tables_match_files(warehouse)
+    assert bad in seen["chunks"] and bad not in seen["embeddings"]  # as in chunks/ and embeddings/: kept for review
+    index = duckdb.sql(f"SELECT DISTINCT doc_id FROM '{warehouse}/search_index/index.parquet'").fetchall()
+    assert sorted(d for (d,) in index) == ["a_good.docx", "c_good.docx"]  # the index still selects by the checks
+    instance = open_instance(str(warehouse))
+    event = instance.get_latest_materialization_event(dg.AssetKey("warehouse_tables"))
+    assert event is not None and event.asset_materialization.metadata["documents_changed"].value > 0
+
+    # a_good.docx leaves the inbox: the sensor marks it removed, its run, then the refresh job compacts
+    (inbox / "a_good.docx").unlink()
+    context = dg.build_sensor_context(instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))})
+    assert [r.partition_key for r in inbox_sensor(context).run_requests] == ["a_good.docx"]
+    defs = build_definitions(str(warehouse))
+    defs.resolve_job_def(INGEST_JOB).execute_in_process(instance=instance, partition_key="a_good.docx", raise_on_error=False)
+    defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance)
+
+    seen = _assert_tables_match_files(warehouse)
+    for asset in compaction.DERIVED:
+        assert "a_good.docx" not in seen[asset], asset
+    assert seen["raw_documents"]["a_good.docx"][0]["status"] == "removed"  # its raw row stays, as its file does
