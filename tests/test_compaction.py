@@ -296,3 +296,33 @@ def test_ingest_compacts_blocked_documents_stay_as_in_the_files_and_removed_ones
     for asset in compaction.DERIVED:
         assert "a_good.docx" not in seen[asset], asset
     assert seen["raw_documents"]["a_good.docx"][0]["status"] == "removed"  # its raw row stays, as its file does
+
+
+@pytest.mark.slow
+def test_the_tables_check_fails_naming_the_asset_that_could_not_be_compacted(tmp_path: Path):
+    import dagster as dg
+
+    from duocthu_assets.assets.warehouse_tables import TABLES_MATCH_FILES, warehouse_tables
+    from duocthu_assets.resources import WarehouseResource
+
+    wh = Warehouse(tmp_path / "wh")
+    write_docs(wh, {"a": 2, "b": 3})
+    resources = {"warehouse": WarehouseResource(root=str(tmp_path / "wh"))}
+    result = dg.materialize([warehouse_tables], resources=resources)
+    (evaluation,) = result.get_asset_check_evaluations()
+    assert evaluation.check_name == TABLES_MATCH_FILES and evaluation.passed
+
+    same_part = [d for d in (f"e{i}" for i in range(200)) if part_of(d) == part_of("e0")][:2]
+    for doc_id, dim in zip(same_part, (4, 8)):  # embeddings of two models in one part: one table cannot hold both
+        schema = embeddings_schema(dim)
+        wh.write_table("embeddings", pa.Table.from_pylist(chunk_rows(doc_id, 2, schema=schema), schema=schema), doc_id)
+    write_docs(wh, {"c": 1})
+    result = dg.materialize([warehouse_tables], resources=resources)
+    assert result.success  # the other assets are compacted all the same
+    (evaluation,) = result.get_asset_check_evaluations()
+    assert not evaluation.passed
+    message = evaluation.metadata["message"].value
+    assert message.startswith("embeddings: the file of ") and "column vector" in message
+    assert evaluation.metadata["failed_assets"].value == ["embeddings"]
+    counts = duckdb.sql(f"SELECT count(*) FROM '{tables_glob(wh, 'chunks')}'").fetchall()
+    assert counts == [(6,)]  # a, b and the new c
