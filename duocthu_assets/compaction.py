@@ -5,7 +5,7 @@ per document.
 Layout (next to the per-document files, which stay the pipeline's own)::
 
     <warehouse>/tables/<asset>/part-00.parquet ... part-15.parquet
-    <warehouse>/tables/<asset>/.compacted        empty; its mtime: when the last compaction began
+    <warehouse>/tables/<asset>/.compacted        the doc_ids it holds; its mtime: when the last compaction began
 
 - A document's rows all live in one part: ``part_of(doc_id)`` (the first four
   bytes of ``sha256(doc_id)``, modulo :data:`PARTS`). Inside a part, documents
@@ -38,6 +38,7 @@ import contextlib
 import fcntl
 import hashlib
 import io
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -98,7 +99,7 @@ class AssetCompaction:
     """What one compaction did for one asset."""
 
     asset: str
-    documents: int = 0  # per-document files the tables now hold
+    documents: int | None = 0  # per-document files the tables now hold (None: not listed, the folder is unchanged)
     changed: list[str] = field(default_factory=list)  # new or replaced documents
     gone: list[str] = field(default_factory=list)  # documents that left
     parts_written: list[int] = field(default_factory=list)
@@ -179,15 +180,6 @@ def _read_document(path: str) -> pa.Table | None:
     return table
 
 
-def _part_documents(path: str) -> set[str] | None:
-    """The documents with rows in a part (its ``doc_id`` column only), None when it is absent."""
-    try:
-        column = pq.ParquetFile(path).read(columns=["doc_id"], use_threads=False).column("doc_id")
-    except FileNotFoundError:
-        return None
-    return set(pc.unique(column).to_pylist())
-
-
 @contextlib.contextmanager
 def _locked(folder: str) -> Iterator[None]:
     os.makedirs(folder, exist_ok=True)
@@ -204,11 +196,14 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
     rewriting only the parts whose documents changed.
 
     What changed is told without any state that is not the tables' own: the
-    marker ``tables/<asset>/.compacted`` (an empty file) carries, as its
-    mtime, the file system's clock when the last complete compaction began;
-    a per-document file renamed into place since then has a later ctime; a
-    document gone is in a part's ``doc_id`` column but has no file. No
-    marker, or a part missing: those parts are rebuilt from the files."""
+    marker ``tables/<asset>/.compacted`` lists the documents the last
+    complete compaction found (a JSON list of doc_ids) and carries, as its
+    mtime, the file system's clock when that compaction began; a
+    per-document file renamed into place since then has a later ctime; a
+    document gone is listed there but has no file any more. When the
+    asset's folder itself has not changed since the marker (no file renamed
+    in or deleted), nothing is read at all. No marker: every part is rebuilt
+    from the files; a part file missing: its documents are."""
     if not warehouse.is_local:
         raise CompactionError(f"{warehouse.root}: compaction needs a local warehouse (renames are not atomic on an object store)")
     report = AssetCompaction(asset)
@@ -220,17 +215,22 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
         probe = os.path.join(out_dir, temp_name(MARKER_NAME))
         try:
             open(probe, "wb").close()  # this compaction's start, on the file system's own clock
-            since = _marker_time(marker)
+            started = os.stat(probe).st_mtime_ns
+            since, listed = _read_marker(marker)
+            if since is not None and _unchanged_since(source_dir, since):
+                report.documents = None
+                return report
             current = _document_files(source_dir)
             report.documents = len(current)
-            in_parts = {p: _part_documents(os.path.join(out_dir, part_name(p))) for p in range(parts)} if since else {}
-            rebuild = {p for p in range(parts) if in_parts.get(p) is None}
-            changed = sorted(d for d, at in current.items() if since is None or at >= since or part_of(d, parts) in rebuild)
-            gone = sorted(d for docs in in_parts.values() if docs for d in docs if d not in current)
-            affected = sorted({part_of(d, parts) for d in changed + gone}) if since else list(range(parts))
+            where = {d: part_of(d, parts) for d in current}
+            present = set(os.listdir(out_dir))
+            rebuild = {p for p in range(parts) if since is None or part_name(p) not in present}
+            changed = sorted(d for d, at in current.items() if since is None or at >= since or where[d] in rebuild)
+            gone = sorted(set(listed) - set(current))
+            affected = sorted({where[d] for d in changed} | {part_of(d, parts) for d in gone}) if since else list(range(parts))
             by_part: dict[int, list[str]] = {}
-            for doc_id in current:
-                by_part.setdefault(part_of(doc_id, parts), []).append(doc_id)
+            for doc_id, part in where.items():
+                by_part.setdefault(part, []).append(doc_id)
             files: dict[str, bytes] = {}
             for part in affected:
                 target = os.path.join(out_dir, part_name(part))
@@ -242,7 +242,9 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
                         pieces[doc_id] = old_pieces[doc_id]
                         continue
                     table = _read_document(os.path.join(source_dir, f"{doc_id}.parquet"))
-                    if table is not None:  # None: deleted since it was listed, so it leaves
+                    if table is None:  # deleted since it was listed: it leaves
+                        current.pop(doc_id)
+                    else:
                         pieces[doc_id] = table
                 fallback = previous.schema if previous is not None else _existing_schema(target)
                 table = assemble_part(asset, pieces, fallback)
@@ -252,7 +254,12 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
                 report.parts_written.append(part)
                 report.rows_written += table.num_rows
             _replace_all(warehouse, files)
-            os.replace(probe, marker)  # complete: the next compaction looks at what changed since this one began
+            # complete: the marker lists the documents the tables now hold, and
+            # its mtime says when this compaction began (what changed after, the next one takes)
+            with open(probe, "wb") as fh:
+                fh.write(json.dumps(sorted(current), ensure_ascii=False).encode("utf-8", "surrogatepass"))
+            os.utime(probe, ns=(started, started))
+            os.replace(probe, marker)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(probe)
@@ -261,11 +268,27 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
     return report
 
 
-def _marker_time(marker: str) -> int | None:
+def _unchanged_since(folder: str, since: int) -> bool:
+    """No per-document file was added, replaced or removed in ``folder``
+    since ``since``: each of those is a rename or an unlink in it, which sets
+    the folder's mtime (its files are never written in place)."""
     try:
-        return os.stat(marker).st_mtime_ns
+        stat = os.stat(folder)
     except FileNotFoundError:
-        return None
+        return False
+    return max(stat.st_mtime_ns, stat.st_ctime_ns) < since
+
+
+def _read_marker(marker: str) -> tuple[int | None, list[str]]:
+    """When the last complete compaction began, and the documents it listed
+    (None, [] when there is no usable marker)."""
+    try:
+        with open(marker, "rb") as fh:
+            at = os.fstat(fh.fileno()).st_mtime_ns
+            listed = json.loads(fh.read().decode("utf-8", "surrogatepass"))
+    except (FileNotFoundError, ValueError):
+        return None, []
+    return (at, listed) if isinstance(listed, list) else (None, [])
 
 
 def compact(warehouse: Warehouse, assets: tuple[str, ...] = COMPACTED_ASSETS, parts: int = PARTS) -> dict[str, AssetCompaction]:
