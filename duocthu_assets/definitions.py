@@ -17,6 +17,7 @@ from .assets.parsing import parse_documents
 from .assets.raw_documents import raw_documents
 from .assets.review import review
 from .assets.search_index import search_index
+from .assets.warehouse_tables import warehouse_tables
 from .automation import index_after_ingest_failure, index_after_ingest_success, inbox_sensor, nightly_reingest
 from .executor import configured_executor
 from .jobs import ingest_job, refresh_index_job
@@ -29,7 +30,7 @@ def build_definitions(warehouse_root: str | None = None, max_concurrent: int | N
     root = warehouse_root or default_warehouse_root()
     concurrency = max_concurrent or int(os.environ.get(MAX_CONCURRENT_ENV, "2"))
     return dg.Definitions(
-        assets=[raw_documents, parse_documents, crops, chunks, embeddings, search_index, review],
+        assets=[raw_documents, parse_documents, crops, chunks, embeddings, search_index, review, warehouse_tables],
         asset_checks=[gate_checks(asset, rules) for asset, rules in RULES_BY_ASSET.items() if rules],
         jobs=[ingest_job, refresh_index_job],
         sensors=[inbox_sensor, index_after_ingest_success, index_after_ingest_failure],

@@ -13,7 +13,7 @@ BUILD_KEY_TAG = "duocthu/build_key"
 
 ingest_job = dg.define_asset_job(
     INGEST_JOB,
-    selection=dg.AssetSelection.all() - dg.AssetSelection.assets("search_index", "review"),
+    selection=dg.AssetSelection.all() - dg.AssetSelection.assets("search_index", "review", "warehouse_tables"),
     partitions_def=documents,
     description="raw_documents → segments/lifted_blocks/parsed_documents → crops → chunks → embeddings, "
     "with every blocking check, for one document or a range of documents.",
@@ -21,6 +21,7 @@ ingest_job = dg.define_asset_job(
 
 refresh_index_job = dg.define_asset_job(
     REFRESH_INDEX_JOB,
-    selection=dg.AssetSelection.assets("search_index", "review"),
-    description="Rebuild search_index from every document whose blocking checks passed, and review: the blocked ones.",
+    selection=dg.AssetSelection.assets("search_index", "review", "warehouse_tables"),
+    description="Rebuild search_index from every document whose blocking checks passed, review: the blocked ones, "
+    "and warehouse_tables: the per-document files compacted into tables/<asset>/part-NN.parquet.",
 )
