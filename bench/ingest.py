@@ -173,7 +173,7 @@ def _timed_ingest(inbox: Path, warehouse: Path) -> tuple[float, float, dict[str,
     return wall, cpu, {k: round(v, 3) for k, v in parts.items()}, result
 
 
-def _schedule_tick_seconds(inbox: Path, warehouse: Path) -> tuple[float, int, str]:
+def _schedule_tick_seconds(inbox: Path, warehouse: Path) -> tuple[float, float, int, str]:
     """One tick of the nightly schedule as the daemon evaluates it."""
     from duocthu_assets.definitions import build_definitions
 
@@ -182,16 +182,16 @@ def _schedule_tick_seconds(inbox: Path, warehouse: Path) -> tuple[float, int, st
     defs = build_definitions(str(warehouse))
     try:
         with dg.build_schedule_context(
-            instance_ref=instance.get_ref(),
+            instance=instance,  # open already, as the daemon's is
             resources={"warehouse": WarehouseResource(root=str(warehouse))},
             repository_def=defs.get_repository_def(),
         ) as context:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             tick = nightly_reingest.evaluate_tick(context)
-            seconds = time.perf_counter() - started
+            seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         instance.dispose()
-    return seconds, len(tick.run_requests or []), tick.skip_message or ""
+    return seconds, cpu, len(tick.run_requests or []), tick.skip_message or ""
 
 
 def measure_at_size(inbox: Path, warehouse: Path, label: str) -> dict:
@@ -202,8 +202,9 @@ def measure_at_size(inbox: Path, warehouse: Path, label: str) -> dict:
         wall, cpu, parts, result = _timed_ingest(inbox, warehouse)
         row.update(noop_ingest_seconds=round(wall, 3), noop_cpu_seconds=round(cpu, 3), noop_runs=result.runs, noop_parts=parts,
                    noop_rebuilt=sum(d.rebuilt for d in result.documents))
-        seconds, requested, skip = _schedule_tick_seconds(inbox, warehouse)
-        row.update(schedule_tick_seconds=round(seconds, 3), schedule_runs_requested=requested, schedule_skip=skip)
+        seconds, cpu, requested, skip = _schedule_tick_seconds(inbox, warehouse)
+        row.update(schedule_tick_seconds=round(seconds, 3), schedule_tick_cpu_seconds=round(cpu, 3),
+                   schedule_runs_requested=requested, schedule_skip=skip)
     new = inbox / f"new_{documents:06d}.csv"
     new.write_text(f"ten_thuoc,gia\nVancomycin {documents},9900\n")
     wall, cpu, parts, result = _timed_ingest(inbox, warehouse)
