@@ -9,6 +9,18 @@ re-ingest of the unchanged 200, and one evaluation of the nightly schedule
 over them.
 
     .venv/bin/python bench/ingest.py [--sizes 1 20 200]
+
+Growth mode (issue 20): what one more document, a no-op ingest, a tick of
+the nightly schedule and the index update cost as the warehouse grows. One
+warehouse is grown to each size in turn by real ingests of tiny CSVs (the
+seeding time is reported, not measured against anything), then at that size:
+a no-op ingest of the whole inbox, one tick of ``nightly_reingest`` through
+Dagster's evaluation (``build_schedule_context`` + ``evaluate_tick``), and an
+ingest of the inbox with one new document in it, with the time of its index
+refresh and of its summary:
+
+    .venv/bin/python bench/ingest.py --grow 0 1000 10000 [--keep DIR]
+    .venv/bin/python bench/ingest.py --grow-existing DIR   # DIR/inbox + DIR/wh, as seeded earlier
 """
 
 from __future__ import annotations
@@ -118,11 +130,134 @@ def measure_samples() -> dict:
                 "vectors_computed_on_reingest": sum(d.vectors_computed for d in result.documents)}
 
 
+class _Timed:
+    """Wall time spent in a few functions of ``duocthu_assets.ingest`` during
+    one ingest, by wrapping them where ``ingest()`` looks them up."""
+
+    NAMES = ("scan", "register_files", "refresh_index_until_current", "summarize", "summarize_unchanged", "remember_outcomes")
+
+    def __init__(self):
+        import duocthu_assets.ingest as module
+
+        self.module, self.seconds, self.saved = module, {}, {}
+
+    def __enter__(self) -> dict[str, float]:
+        for name in self.NAMES:
+            original = getattr(self.module, name, None)
+            if original is None:
+                continue
+            self.saved[name] = original
+
+            def wrapped(*args, __original=original, __name=name, **kwargs):
+                started = time.perf_counter()
+                try:
+                    return __original(*args, **kwargs)
+                finally:
+                    self.seconds[__name] = self.seconds.get(__name, 0.0) + time.perf_counter() - started
+
+            setattr(self.module, name, wrapped)
+        return self.seconds
+
+    def __exit__(self, *exc) -> None:
+        for name, original in self.saved.items():
+            setattr(self.module, name, original)
+
+
+def _timed_ingest(inbox: Path, warehouse: Path) -> tuple[float, float, dict[str, float], object]:
+    with contextlib.redirect_stderr(io.StringIO()), _Timed() as parts:
+        cpu_before = _cpu_seconds()
+        started = time.perf_counter()
+        result = ingest([str(inbox)], str(warehouse), out=io.StringIO(), show_progress=False)
+        wall = time.perf_counter() - started
+        cpu = _cpu_seconds() - cpu_before
+    return wall, cpu, {k: round(v, 3) for k, v in parts.items()}, result
+
+
+def _schedule_tick_seconds(inbox: Path, warehouse: Path) -> tuple[float, float, int, str]:
+    """One tick of the nightly schedule as the daemon evaluates it."""
+    from duocthu_assets.definitions import build_definitions
+
+    os.environ["DUOCTHU_INBOX"] = str(inbox)
+    instance = open_instance(str(warehouse))
+    defs = build_definitions(str(warehouse))
+    try:
+        with dg.build_schedule_context(
+            instance=instance,  # open already, as the daemon's is
+            resources={"warehouse": WarehouseResource(root=str(warehouse))},
+            repository_def=defs.get_repository_def(),
+        ) as context:
+            started, cpu = time.perf_counter(), time.process_time()
+            tick = nightly_reingest.evaluate_tick(context)
+            seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    finally:
+        instance.dispose()
+    return seconds, cpu, len(tick.run_requests or []), tick.skip_message or ""
+
+
+def measure_at_size(inbox: Path, warehouse: Path, label: str) -> dict:
+    """The growth figures at the warehouse's current size."""
+    documents = sum(1 for p in inbox.iterdir() if p.is_file())
+    row: dict = {"documents": documents, "loop_10M_seconds": machine_speed(), "label": label}
+    if documents:
+        wall, cpu, parts, result = _timed_ingest(inbox, warehouse)
+        row.update(noop_ingest_seconds=round(wall, 3), noop_cpu_seconds=round(cpu, 3), noop_runs=result.runs, noop_parts=parts,
+                   noop_rebuilt=sum(d.rebuilt for d in result.documents))
+        seconds, cpu, requested, skip = _schedule_tick_seconds(inbox, warehouse)
+        row.update(schedule_tick_seconds=round(seconds, 3), schedule_tick_cpu_seconds=round(cpu, 3),
+                   schedule_runs_requested=requested, schedule_skip=skip)
+    new = inbox / f"new_{documents:06d}.csv"
+    new.write_text(f"ten_thuoc,gia\nVancomycin {documents},9900\n")
+    wall, cpu, parts, result = _timed_ingest(inbox, warehouse)
+    row.update(add_one_seconds=round(wall, 3), add_one_cpu_seconds=round(cpu, 3), add_one_runs=result.runs, add_one_parts=parts,
+               index_update_seconds=parts.get("refresh_index_until_current"),
+               add_one_status=[d.status for d in result.documents if d.doc_id.startswith("new_")][-1:])
+    return row
+
+
+def grow(sizes: list[int], keep: str | None) -> list[dict]:
+    """Grow one warehouse through ``sizes`` (real ingests of tiny CSVs) and
+    measure at each size."""
+    rows = []
+    tmp = tempfile.mkdtemp(prefix="duocthu-grow-") if keep is None else None
+    root = Path(keep or tmp)
+    inbox, warehouse = root / "inbox", root / "wh"
+    inbox.mkdir(parents=True, exist_ok=True)
+    try:
+        for size in sorted(sizes):
+            have = sum(1 for p in inbox.iterdir() if p.is_file())
+            if size > have:
+                for i in range(have, size):
+                    (inbox / f"doc_{i:06d}.csv").write_text(CSV)
+                wall, _, _, result = _timed_ingest(inbox, warehouse)
+                seeded = {"seed_to": size, "seed_seconds": round(wall, 1), "seed_ok": sum(d.status == "ok" for d in result.documents)}
+                print(json.dumps(seeded), flush=True)
+            rows.append(measure_at_size(inbox, warehouse, f"grow {size}"))
+            print(json.dumps(rows[-1]), flush=True)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 20, 200])
     parser.add_argument("--samples", action="store_true", help="also measure the sample collections' re-ingest")
+    parser.add_argument("--grow", type=int, nargs="+", metavar="N", help="growth mode: measure at each warehouse size")
+    parser.add_argument("--keep", metavar="DIR", help="growth mode: grow the warehouse in DIR (kept) instead of a temporary one")
+    parser.add_argument("--grow-existing", metavar="DIR", help="growth figures at the current size of DIR/inbox + DIR/wh")
     args = parser.parse_args()
+    out = Path(__file__).parent / "out"
+    out.mkdir(exist_ok=True)
+    if args.grow or args.grow_existing:
+        if args.grow_existing:
+            root = Path(args.grow_existing)
+            rows = [measure_at_size(root / "inbox", root / "wh", f"existing {root}")]
+            print(json.dumps(rows[-1]), flush=True)
+        else:
+            rows = grow(args.grow, args.keep)
+        (out / "ingest_grow.json").write_text(json.dumps(rows, indent=1))
+        return
     rows = []
     if args.samples:
         rows.append(measure_samples())
@@ -131,8 +266,6 @@ def main() -> None:
         for with_bad in (False, True):
             rows.append(measure(n, with_bad))
             print(json.dumps(rows[-1]), flush=True)
-    out = Path(__file__).parent / "out"
-    out.mkdir(exist_ok=True)
     (out / "ingest.json").write_text(json.dumps(rows, indent=1))
 
 

@@ -7,7 +7,11 @@ unchecked)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import dagster as dg
 
@@ -27,8 +31,7 @@ def check_keys() -> list[dg.AssetCheckKey]:
     return [dg.AssetCheckKey(dg.AssetKey(rule.asset), rule.name) for rule in ALL_RULES]
 
 
-def check_statuses(instance: dg.DagsterInstance, doc_ids: list[str]) -> dict[str, dict[str, str]]:
-    """doc_id -> check name -> "SUCCEEDED" | "FAILED" | "PLANNED" (latest)."""
+def _query_statuses(instance: dg.DagsterInstance, doc_ids: list[str]) -> dict[str, dict[str, str]]:
     statuses: dict[str, dict[str, str]] = {d: {} for d in doc_ids}
     if not doc_ids:
         return statuses
@@ -37,6 +40,136 @@ def check_statuses(instance: dg.DagsterInstance, doc_ids: list[str]) -> dict[str
         if info.partition_key in statuses:
             statuses[info.partition_key][info.check_key.name] = info.latest_execution_status.value
     return statuses
+
+
+def check_statuses(instance: dg.DagsterInstance, doc_ids: list[str]) -> dict[str, dict[str, str]]:
+    """doc_id -> check name -> "SUCCEEDED" | "FAILED" | "PLANNED" (latest).
+
+    Dagster answers this with a query per check over every partition, whose
+    cost grows with the corpus; so the answer is remembered beside the
+    instance (:class:`StatusCache`) and asked again only for the documents
+    a run touched since (and for documents not asked about before)."""
+    if not doc_ids:
+        return {}
+    cache = StatusCache.open(instance)
+    if cache is None:
+        return _query_statuses(instance, doc_ids)
+    return cache.statuses(doc_ids)
+
+
+_UNFINISHED = {
+    dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING,
+}
+ALL_SUCCEEDED = ""  # a document whose every blocking check's latest evaluation succeeded
+
+
+class StatusCache:
+    """The latest status of every blocking check per document, as of a run
+    (``<DAGSTER_HOME>/duocthu-check-statuses.json``).
+
+    A check is evaluated only inside a run, and a run of the ingest job names
+    its documents in its tags (one partition, or a range of them). So: list
+    the runs since the remembered one (one query on the run storage); the
+    documents those runs cover, and documents not remembered, are asked of
+    Dagster (restricted to those partitions); the rest keep their remembered
+    statuses. The remembered run only moves past finished runs, so a run in
+    progress is looked at again next time. Anything unexpected (the
+    remembered run is gone, the rules changed, a run over a range that
+    cannot be resolved) starts afresh. Check results reported outside any
+    run are not seen by it (this project never reports them)."""
+
+    NAME = "duocthu-check-statuses.json"
+
+    def __init__(self, instance: dg.DagsterInstance, path: str):
+        self.instance = instance
+        self.path = path
+        self.checks = sorted(rule.name for rule in ALL_RULES)
+
+    @classmethod
+    def open(cls, instance: dg.DagsterInstance) -> "StatusCache | None":
+        try:
+            if instance.is_ephemeral:
+                return None
+            root = instance.root_directory
+        except Exception:  # noqa: BLE001 - no home directory: nothing to remember in
+            return None
+        return cls(instance, os.path.join(root, cls.NAME)) if root and os.path.isdir(root) else None
+
+    def _load(self) -> tuple[str | None, dict[str, Any]]:
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return None, {}
+        if not isinstance(data, dict) or data.get("checks") != self.checks or not isinstance(data.get("documents"), dict):
+            return None, {}
+        cursor = data.get("run")
+        if cursor is not None and self.instance.get_run_record_by_id(cursor) is None:
+            return None, {}  # another instance, or its history was wiped
+        return cursor, data["documents"]
+
+    def _runs_since(self, cursor: str | None) -> tuple[list, str | None]:
+        """The runs after ``cursor`` (oldest first), and the last of them
+        before the first unfinished one (the new cursor)."""
+        if cursor is None:
+            latest = self.instance.get_run_records(limit=1)
+            unfinished = self.instance.get_run_records(filters=dg.RunsFilter(statuses=list(_UNFINISHED)), limit=1)
+            return [], (latest[0].dagster_run.run_id if latest and not unfinished else None)
+        records = self.instance.get_run_records(cursor=cursor, ascending=True)
+        new_cursor = cursor
+        for record in records:
+            if record.dagster_run.status in _UNFINISHED:
+                break
+            new_cursor = record.dagster_run.run_id
+        return list(records), new_cursor
+
+    def _documents_of(self, runs: list) -> set[str] | None:
+        """The documents ``runs`` cover (None: a range that cannot be resolved)."""
+        touched: set[str] = set()
+        order: list[str] | None = None
+        for record in runs:
+            tags = record.dagster_run.tags
+            if "dagster/partition" in tags:
+                touched.add(tags["dagster/partition"])
+            elif "dagster/asset_partition_range_start" in tags:
+                if order is None:
+                    order = list(self.instance.get_dynamic_partitions("documents"))
+                start, end = tags["dagster/asset_partition_range_start"], tags.get("dagster/asset_partition_range_end")
+                if start not in order or end not in order:
+                    return None
+                touched.update(order[order.index(start) : order.index(end) + 1])
+        return touched
+
+    def statuses(self, doc_ids: list[str]) -> dict[str, dict[str, str]]:
+        cursor, documents = self._load()
+        runs, new_cursor = self._runs_since(cursor)  # listed before asking: a run ending meanwhile is seen next time
+        dirty = self._documents_of(runs)
+        if dirty is None:
+            documents, dirty = {}, set()
+        for doc_id in dirty:
+            documents.pop(doc_id, None)
+        ask = [d for d in doc_ids if d not in documents]
+        answered = _query_statuses(self.instance, ask) if ask else {}
+        for doc_id, by_check in answered.items():
+            complete = sorted(by_check) == self.checks and all(v == "SUCCEEDED" for v in by_check.values())
+            documents[doc_id] = ALL_SUCCEEDED if complete else by_check
+        if answered or new_cursor != cursor:
+            self._save(new_cursor, documents)
+        every = {name: "SUCCEEDED" for name in self.checks}
+        return {d: dict(every) if documents[d] == ALL_SUCCEEDED else dict(documents[d]) for d in doc_ids}
+
+    def _save(self, cursor: str | None, documents: dict[str, Any]) -> None:
+        if cursor is None:
+            return  # a run was in flight when nothing was remembered: remember nothing yet
+        tmp = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump({"checks": self.checks, "run": cursor, "documents": documents}, fh, separators=(",", ":"), sort_keys=True)
+            os.replace(tmp, self.path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def passing_documents(instance: dg.DagsterInstance, warehouse: Warehouse, doc_ids: list[str]) -> GateReport:

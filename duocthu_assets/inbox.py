@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -124,6 +125,9 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
 
             for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
                 folder = Path(dirpath)
+                # no folder link is descended, so a plain file's real path is the
+                # real root joined with its path under the root (no resolve() each)
+                real_folder = os.path.join(str(real_root), os.path.relpath(dirpath, root))
                 kept = []
                 for d in sorted(dirnames):
                     if d.startswith("."):
@@ -139,7 +143,19 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
                     file = folder / name
                     if not is_document_file(file):
                         continue
-                    if file.is_symlink():
+                    try:
+                        mode = os.lstat(os.path.join(dirpath, name)).st_mode
+                    except FileNotFoundError:
+                        out.problems.append(f"{display_name(str(file))}: vanished while being ingested — add it again")
+                        continue
+                    if stat.S_ISREG(mode):  # the common case: one lstat, no resolve
+                        real = Path(os.path.normpath(os.path.join(real_folder, name)))
+                        if real in seen:
+                            continue
+                        out.found.append((root, file))
+                        seen[real] = file
+                        continue
+                    if stat.S_ISLNK(mode):
                         target, why = _resolve(file)
                         if target is None:
                             out.problems.append(f"{display_name(str(file))}: {why}")
@@ -204,9 +220,16 @@ class DocumentRecord:
     status: str = "active"  # active | removed
     built: dict = field(default_factory=dict)  # {"sha256":..., "code_version":..., "settings":...}
     refused: str = ""  # why the file is refused before it is read (a link out of the inbox, a bad collection.toml, unreadable)
+    # what `duocthu ingest` found when it last summarized this document, and the
+    # ``built`` it holds for: an unchanged document is summarized from here, not
+    # from its Parquet files (see ingest.summarize_unchanged)
+    outcome: dict = field(default_factory=dict)
 
     def resolved_settings(self) -> Settings:
         return Settings(**self.settings)
+
+
+_PARSED: dict[str, tuple[tuple, dict[str, dict]]] = {}  # registry path -> (file identity, parsed records)
 
 
 class Registry:
@@ -231,6 +254,26 @@ class Registry:
         self.reload()
 
     def _read(self) -> dict[str, dict]:
+        """The records on disk, by doc_id. A local file is parsed once per
+        process while its identity (inode, size, mtime) is unchanged: every
+        asset of a run and the index refresh read the registry, and at 10,000
+        documents parsing it is the larger part of their cost. The dict
+        returned is this caller's own; the records' values in it are shared
+        (a record's dict fields are replaced, never changed in place)."""
+        if self.warehouse.is_local:
+            try:
+                with open(self.path.path, "rb") as fh:
+                    st = os.fstat(fh.fileno())
+                    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+                    cached = _PARSED.get(self.path.path)
+                    if cached is not None and cached[0] == key:
+                        return dict(cached[1])
+                    text = fh.read().decode("utf-8")
+            except FileNotFoundError:
+                return {}
+            parsed = json.loads(text) if text.strip() else {}
+            _PARSED[self.path.path] = (key, parsed)
+            return dict(parsed)
         try:
             text = self.path.read_text()
         except FileNotFoundError:
@@ -247,24 +290,40 @@ class Registry:
             self.records[doc_id] = record
 
     def _changed(self) -> dict[str, DocumentRecord]:
-        return {doc_id: r for doc_id, r in self.records.items() if self._loaded.get(doc_id) != asdict(r)}
+        # vars(): the record's fields as they are now (a dataclass's __dict__ holds
+        # exactly its fields), compared without asdict()'s deep copy of each one
+        return {doc_id: r for doc_id, r in self.records.items() if self._loaded.get(doc_id) != vars(r)}
 
     def save(self) -> None:
+        """Write the records this process added or changed (nothing to write:
+        the file is not touched, so an unchanged inbox costs no write)."""
+        if not self._changed():
+            return
         with self.lock():
             changed = self._changed()
             on_disk = self._read()
             for doc_id, record in changed.items():
-                on_disk[doc_id] = asdict(record)
+                on_disk[doc_id] = dict(vars(record))  # serialized below, never kept
             for doc_id, values in on_disk.items():
-                if doc_id not in changed:
-                    self.records[doc_id] = DocumentRecord(**values)
+                if doc_id not in changed and self._loaded.get(doc_id) != values:
+                    self.records[doc_id] = DocumentRecord(**values)  # another process's change
             payload = dict(sorted(on_disk.items()))
-            text = json.dumps(payload, indent=1, ensure_ascii=False)
+            # one record a line, each by the C encoder (json's indent= is pure Python: 10x slower)
+            text = "{\n" + ",\n".join(
+                f"{json.dumps(doc_id, ensure_ascii=False)}: {json.dumps(values, ensure_ascii=False, sort_keys=False)}"
+                for doc_id, values in payload.items()
+            ) + "\n}"
             # A file name that is not valid UTF-8 reaches Python as lone surrogates
             # (surrogateescape); written as JSON \udcXX escapes they read back to
             # the same path, where a plain encode() would stop the whole ingest.
-            self.warehouse.write_bytes_atomic(self.path, text.encode("utf-8", "backslashreplace"))
-            self._loaded = {doc_id: json.loads(json.dumps(values)) for doc_id, values in payload.items()}
+            inode = self.warehouse.write_bytes_atomic(self.path, text.encode("utf-8", "backslashreplace"))
+            written = json.loads(text)  # what was written, sharing nothing with the records
+            self._loaded = dict(written)
+            if inode is not None:  # the next read in this process need not parse it again
+                with contextlib.suppress(OSError):
+                    st = os.stat(self.path.path)
+                    if st.st_ino == inode:
+                        _PARSED[self.path.path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), written)
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -319,6 +378,7 @@ def register_files(
     refused = refused or {}
     records = []
     settings_cache: dict[tuple[Path, str | None], Settings | str] = {}
+    as_dict: dict[int, tuple[Settings, dict]] = {}  # id(settings) -> (it, its registry form): made once per folder
     for root, file in found:
         relative = file.relative_to(root).as_posix()
         doc_id = doc_id_for(relative)
@@ -344,7 +404,9 @@ def register_files(
         except OSError as exc:
             stat, why = None, why or f"cannot look at the file: {exc.strerror or exc} — check its permissions"
         record = registry.records.get(doc_id)
-        settings_dict = {k: str(v) if hasattr(v, "value") else v for k, v in asdict(settings).items()}
+        if id(settings) not in as_dict:  # the object is kept in the entry, so its id is never reused
+            as_dict[id(settings)] = (settings, {k: str(v) if hasattr(v, "value") else v for k, v in asdict(settings).items()})
+        settings_dict = dict(as_dict[id(settings)][1])
         if record is None or record.path != str(file):
             parts = Path(relative).parts
             record = DocumentRecord(

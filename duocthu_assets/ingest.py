@@ -333,14 +333,16 @@ def ingest(
     print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
     refused = {r.doc_id for r in to_build if refused_on_sight(r)}
 
-    known = set(instance.get_dynamic_partitions("documents"))
+    partitions = list(instance.get_dynamic_partitions("documents"))
+    known = set(partitions)
     # new partitions in discovery order, those refused on sight last: a run
     # covers a contiguous range of partitions, so a refused file in the
     # middle would cut the others' range in two (two embedding runs, not one)
     new_keys = sorted((r.doc_id for r in records if r.doc_id not in known), key=lambda doc: doc in refused)
     if new_keys:
         instance.add_dynamic_partitions("documents", new_keys)
-    order = list(instance.get_dynamic_partitions("documents"))
+        partitions = list(instance.get_dynamic_partitions("documents"))
+    order = partitions
 
     remaining: dict[str, set[str]] = {doc: set(INGEST_ASSETS) for doc in todo}
     stopped: dict[str, dict[str, str]] = {}
@@ -368,9 +370,17 @@ def ingest(
 
     runs += settle_blocked(job, instance, sorted(stopped), run_config=QUIET)  # their unreached checks: skipped
     runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo))
-    record_built(registry, [d for d in todo if d not in run_errors], version)
 
-    summaries = summarize(warehouse, instance, registry, [r.doc_id for r in records], stopped, run_errors, embedding_stats, set(todo))
+    # a row for each document built (or tried), totals for the rest: the
+    # unchanged ones are summarized from what the registry remembers
+    touched = set(todo)
+    summaries = summarize(warehouse, instance, registry, [r.doc_id for r in records if r.doc_id in touched],
+                          stopped, run_errors, embedding_stats, touched)
+    summaries += summarize_unchanged(warehouse, instance, registry, [r.doc_id for r in records if r.doc_id not in touched])
+    remember_outcomes(registry, summaries, version)
+    record_built(registry, [d for d in todo if d not in run_errors], version)  # saves the outcomes too: one write
+    position = {r.doc_id: i for i, r in enumerate(records)}
+    summaries.sort(key=lambda d: position[d.doc_id])
     result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started, problems)
     print_summary(result, out or sys.stdout)  # read at call time: a captured stdout may be gone by then
     return result
@@ -458,13 +468,109 @@ def summarize(
     return summaries
 
 
+OUTCOME_FIELDS = ("status", "reason", "format", "pages", "segments", "blocks", "chunks", "failed_checks", "vectors_reused")
+GATED = ("ok", "blocked")
+UNCHANGED_SHOWN = 20  # unchanged documents that are not ok, named in the summary  # statuses the blocking checks decide (the others come from the files)
+
+
+def built_as(record, version: str) -> dict:
+    """The ``built`` that ``automation.record_built`` gives a record built now."""
+    built = {"sha256": record.sha256, "code_version": version, "settings": record.settings, "status": record.status}
+    if record.refused:
+        built["refused"] = record.refused
+    return built
+
+
+def outcome_key(built: dict) -> str:
+    """What a remembered outcome holds for: the content, code version, status
+    and refusal it was built with (the settings are in ``built`` too, and a
+    change to them makes the document due, so it is summarized afresh)."""
+    return f"{built.get('sha256', '')}|{built.get('code_version', '')}|{built.get('status', '')}|{built.get('refused', '')}"
+
+
+def remember_outcomes(registry: Registry, summaries: list[DocumentSummary], version: str) -> None:
+    """Keep each summary in its registry record, with the ``built`` it holds
+    for, so the next ingest that finds the document unchanged summarizes it
+    from the registry instead of reading four Parquet files. Not saved here:
+    ``record_built`` saves right after (one write of the registry)."""
+    for summary in summaries:
+        record = registry.records.get(summary.doc_id)
+        if record is None or summary.status == "failed":
+            continue  # a run error is built again next time (and summarized then)
+        vectors = summary.vectors_computed + summary.vectors_reused
+        built = built_as(record, version) if summary.rebuilt else record.built
+        if not built:
+            continue
+        outcome = {**{f: getattr(summary, f) for f in OUTCOME_FIELDS}, "vectors_reused": vectors, "built": outcome_key(built)}
+        outcome = json.loads(json.dumps(outcome))  # a new dict: shares nothing with what was loaded
+        if record.outcome != outcome:
+            record.outcome = outcome
+
+
+def summarize_unchanged(warehouse: Warehouse, instance: dg.DagsterInstance, registry: Registry, doc_ids: list[str]) -> list[DocumentSummary]:
+    """Summaries of documents this ingest did not build: from what the
+    registry remembers of each (:func:`remember_outcomes`), as long as it
+    holds for the ``built`` the document still has; whether its blocking
+    checks pass is asked of the instance again (one query for all). A
+    document with nothing remembered (built by the UI's sensors, or by an
+    older version) is summarized from its files, once."""
+    if not doc_ids:
+        return []
+    remembered: dict[str, dict] = {}
+    for doc_id in doc_ids:
+        record = registry.records[doc_id]
+        outcome = record.outcome
+        if outcome and outcome.get("built") == outcome_key(record.built) and all(f in outcome for f in OUTCOME_FIELDS):
+            remembered[doc_id] = outcome
+    missing = [d for d in doc_ids if d not in remembered]
+    full = {s.doc_id: s for s in summarize(warehouse, instance, registry, missing, {}, {}, {}, set())} if missing else {}
+    gated = [d for d in remembered if remembered[d]["status"] in GATED]
+    gates = passing_documents(instance, warehouse, gated) if gated else None
+    summaries = []
+    for doc_id in doc_ids:
+        if doc_id in full:
+            summaries.append(full[doc_id])
+            continue
+        outcome = remembered[doc_id]
+        summary = DocumentSummary(doc_id=doc_id, source=registry.records[doc_id].source_name, rebuilt=False,
+                                  **{f: outcome[f] for f in OUTCOME_FIELDS})
+        summary.failed_checks = list(summary.failed_checks)
+        if gates is not None and summary.status in GATED:  # the checks' latest word, not the remembered one
+            if doc_id in gates.failed:
+                if summary.status == "ok" or not summary.reason:
+                    summary.status, summary.reason = "blocked", gates.failed[doc_id]
+                summary.failed_checks = summary.failed_checks or gates.failed_checks.get(doc_id, [])
+            else:
+                summary.status, summary.reason, summary.failed_checks = "ok", "", []
+        summaries.append(summary)
+    return summaries
+
+
 def print_summary(result: IngestResult, out: TextIO) -> None:
-    width = max([len(d.doc_id) for d in result.documents] + [8])
-    print(f"\n{'document':<{width}}  {'status':<8} {'pages':>5} {'blocks':>6} {'chunks':>6} {'vectors':>13}  reason / failed checks", file=out)
-    for d in result.documents:
-        vectors = f"{d.vectors_computed}+{d.vectors_reused}r" if d.rebuilt else f"unchanged {d.vectors_reused}r"
+    """A row for each document this ingest built (or tried to), totals for
+    the rest; ``--report FILE`` (``IngestResult.to_json``) has every one."""
+    touched = [d for d in result.documents if d.rebuilt]
+    width = max([len(d.doc_id) for d in touched] + [8])
+    if touched:
+        print(f"\n{'document':<{width}}  {'status':<8} {'pages':>5} {'blocks':>6} {'chunks':>6} {'vectors':>13}  reason / failed checks", file=out)
+    for d in touched:
+        vectors = f"{d.vectors_computed}+{d.vectors_reused}r"
         detail = d.reason or ""
         print(f"{d.doc_id:<{width}}  {d.status:<8} {d.pages:>5} {d.blocks:>6} {d.chunks:>6} {vectors:>13}  {detail[:160]}", file=out)
+    unchanged = [d for d in result.documents if not d.rebuilt]
+    if unchanged:
+        by_status: dict[str, int] = defaultdict(int)
+        for d in unchanged:
+            by_status[d.status] += 1
+        kinds = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
+        chunks = sum(d.chunks for d in unchanged)
+        print(f"\nunchanged since built: {len(unchanged)} documents ({kinds}; {chunks} chunks, "
+              f"{sum(d.vectors_reused for d in unchanged)} vectors kept) — `--report FILE` lists every document", file=out)
+        not_ok = [d for d in unchanged if d.status != "ok"]
+        for d in not_ok[:UNCHANGED_SHOWN]:
+            print(f"  {d.doc_id}: {d.status} — {(d.reason or '')[:160]}", file=out)
+        if len(not_ok) > UNCHANGED_SHOWN:
+            print(f"  … and {len(not_ok) - UNCHANGED_SHOWN} more not ok (see --report)", file=out)
     counts: dict[str, int] = defaultdict(int)
     for d in result.documents:
         counts[d.status] += 1

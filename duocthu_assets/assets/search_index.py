@@ -20,6 +20,7 @@ from ..version import code_version
     "held in memory and searched (exact cosine + BM25, fused by rank) by `duocthu search` and `duocthu serve`.",
 )
 def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.Output:
+    from ..retrieval.index import build_lexical, write_lexical
     from ..search import build_search_index, index_info
 
     wh = warehouse.get()
@@ -28,6 +29,9 @@ def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource
     gate = passing_documents(context.instance, wh, active)
     model_id = embedder.make().model_id
     table = build_search_index(wh, gate.passed, model_id=model_id)
+    # the lexical index's terms beside it (only the changed documents analyzed),
+    # so a one-shot `duocthu search` does not analyze every chunk again
+    write_lexical(wh, build_lexical(wh, table))
     excluded = {**gate.failed, **index_info(table).excluded}
     return dg.Output(
         table,

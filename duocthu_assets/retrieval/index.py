@@ -30,7 +30,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..model import SCHEMA_VERSION
-from ..storage import SCHEMAS, SchemaVersionError, Warehouse, parquet_from_bytes
+from ..storage import SCHEMAS, SchemaVersionError, Warehouse, encode_parquet, parquet_from_bytes, stamp_table
+from .digests import FileDigests
 
 if TYPE_CHECKING:
     from .lexical import LexicalIndex
@@ -149,9 +150,10 @@ def build_search_index(
     candidates: dict[str, tuple[pa.Table, pa.Table, str, int]] = {}
     previous = _previous_index(warehouse, model_id) if (model_id and reuse) else None
     reused: dict[str, pa.Table] = {}
+    digests = FileDigests(warehouse)
     for doc_id in requested:
         if previous is not None and doc_id in previous.slices:
-            fingerprint = _fingerprint(warehouse, doc_id)
+            fingerprint = _fingerprint(warehouse, doc_id, digests)
             if fingerprint is not None and fingerprint == previous.info.sources.get(doc_id):
                 reused[doc_id] = previous.slices[doc_id]
                 sources[doc_id] = fingerprint
@@ -223,6 +225,7 @@ def build_search_index(
         ]
         parts.append(pa.Table.from_arrays(columns, schema=search_index_schema(dim)))
 
+    digests.save()
     schema = search_index_schema(dim)
     table = pa.concat_tables(parts).combine_chunks() if parts else schema.empty_table()
     metadata = {
@@ -268,21 +271,19 @@ def _previous_index(warehouse: Warehouse, model_id: str) -> _Previous | None:
     return _Previous(info, slices)
 
 
-def _fingerprint(warehouse: Warehouse, doc_id: str) -> str | None:
+def _fingerprint(warehouse: Warehouse, doc_id: str, digests: FileDigests | None = None) -> str | None:
     """``<sha256 of chunks file>:<sha256 of embeddings file>``, as recorded
-    in the index's sources; None when either file is missing."""
-    digests = []
+    in the index's sources; None when either file is missing. A local file
+    whose identity did not change since it was last hashed is not read again
+    (:class:`~.digests.FileDigests`)."""
+    digests = digests or FileDigests(warehouse)
+    parts = []
     for asset in ("chunks", "embeddings"):
-        path = warehouse.asset_path(asset, doc_id)
-        try:
-            if warehouse.is_local:
-                with open(path.path, "rb") as fh:
-                    digests.append(hashlib.file_digest(fh, "sha256").hexdigest())
-            else:
-                digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
-        except FileNotFoundError:
+        digest = digests.sha256(asset, doc_id)
+        if digest is None:
             return None
-    return ":".join(digests)
+        parts.append(digest)
+    return ":".join(parts)
 
 
 def index_info(table_or_schema: pa.Table | pa.Schema) -> IndexInfo:
@@ -321,14 +322,113 @@ def index_is_current(warehouse: Warehouse, included_doc_ids: Iterable[str]) -> b
     requested = sorted(set(included_doc_ids))
     if sorted(info.sources) != requested:
         return False
-    for doc_id in requested:
-        fps = []
-        for asset in ("chunks", "embeddings"):
-            path = warehouse.asset_path(asset, doc_id)
-            fps.append(hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "missing")
-        if info.sources[doc_id] != ":".join(fps):
-            return False
-    return True
+    digests = FileDigests(warehouse)
+    try:
+        for doc_id in requested:
+            fps = [digests.sha256(asset, doc_id) or "missing" for asset in ("chunks", "embeddings")]
+            if info.sources[doc_id] != ":".join(fps):
+                return False
+        return True
+    finally:
+        digests.save()
+
+
+# -- the lexical index's terms, persisted beside the index ---------------------
+
+LEXICAL_FILE = "lexical.parquet"
+_META_LEXICAL_OF = b"duocthu.search_index.lexical_of"
+
+
+def index_key(schema: pa.Schema) -> str:
+    """What identifies an index's content: a hash of what it says it was
+    built from (model, dimension, documents, exclusions and each document's
+    source files' sha256). The same key, the same rows."""
+    meta = schema.metadata or {}
+    digest = hashlib.sha256()
+    for key in (_META_MODEL, _META_DIM, _META_DOCS, _META_EXCLUDED, _META_SOURCES):
+        digest.update(key + b"\0" + meta.get(key, b"") + b"\0")
+    return digest.hexdigest()
+
+
+def lexical_path(warehouse: Warehouse):
+    return warehouse.path(INDEX_ASSET, LEXICAL_FILE)
+
+
+def read_lexical(warehouse: Warehouse) -> pa.Table | None:
+    """``search_index/lexical.parquet`` (None when absent or unreadable: the
+    lexical index is then made from the texts)."""
+    from .lexical import LEXICAL_SCHEMA
+
+    path = lexical_path(warehouse)
+    try:
+        if warehouse.is_local:
+            table = pq.ParquetFile(path.path, memory_map=True).read(use_threads=False)
+        else:
+            table = parquet_from_bytes(path.read_bytes())
+        metadata = table.schema.metadata
+        return table.select(LEXICAL_SCHEMA.names).cast(LEXICAL_SCHEMA).replace_schema_metadata(metadata)
+    except (OSError, pa.ArrowException, KeyError, ValueError):
+        return None
+
+
+def _aligned(lexical: pa.Table, rows: pa.Table) -> bool:
+    return (
+        lexical.num_rows == rows.num_rows
+        and lexical.column("doc_id").equals(rows.column("doc_id"))
+        and lexical.column("chunk_index").cast(pa.int32()).equals(rows.column("chunk_index").cast(pa.int32()))
+    )
+
+
+def build_lexical(warehouse: Warehouse, index: pa.Table, *, reuse: bool = True) -> pa.Table:
+    """The terms and counts of every chunk of ``index`` (see
+    :func:`.lexical.lexical_table`), in the index's row order. A document
+    the previous ``lexical.parquet`` holds from the same chunks and
+    embeddings files (same sources sha256) keeps its rows from there: only
+    the changed documents are analyzed."""
+    from .lexical import LEXICAL_SCHEMA, lexical_table
+
+    info = index_info(index)
+    previous = read_lexical(warehouse) if reuse else None
+    keep: list[str] = []
+    if previous is not None:
+        before = index_info(previous.schema)
+        was_included = set(before.documents)
+        keep = sorted(
+            d for d in info.documents
+            if d in was_included and before.sources.get(d) is not None and before.sources.get(d) == info.sources.get(d)
+        )
+    parts: list[pa.Table] = []
+    fresh = index
+    if keep:
+        wanted = pa.array(keep, pa.string())
+        parts.append(previous.filter(pc.is_in(previous.column("doc_id"), value_set=wanted)).replace_schema_metadata(None))
+        fresh = index.filter(pc.invert(pc.is_in(index.column("doc_id"), value_set=wanted)))
+    if fresh.num_rows:
+        parts.append(lexical_table(fresh.column("doc_id").to_pylist(), fresh.column("chunk_index").to_pylist(), lexical_documents(fresh)))
+    table = pa.concat_tables(parts).combine_chunks() if parts else LEXICAL_SCHEMA.empty_table()
+    if keep:
+        table = table.sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")])
+        if not _aligned(table, index):
+            return build_lexical(warehouse, index, reuse=False)
+    metadata = dict(index.schema.metadata or {})
+    metadata[_META_LEXICAL_OF] = index_key(index.schema).encode()
+    return table.replace_schema_metadata(metadata)
+
+
+def write_lexical(warehouse: Warehouse, table: pa.Table) -> None:
+    """Write ``lexical.parquet`` (atomically; the same table, the same bytes)."""
+    warehouse.write_bytes_atomic(lexical_path(warehouse), encode_parquet(stamp_table(INDEX_ASSET, table)))
+
+
+def lexical_for(warehouse: Warehouse | None, key: str, rows: pa.Table) -> pa.Table | None:
+    """The persisted terms of the index whose key is ``key``, when the file
+    on disk belongs to it; None otherwise."""
+    if warehouse is None:
+        return None
+    table = read_lexical(warehouse)
+    if table is None or (table.schema.metadata or {}).get(_META_LEXICAL_OF, b"").decode() != key:
+        return None
+    return table if _aligned(table, rows) else None
 
 
 # -- holding it warm --------------------------------------------------------------
@@ -386,6 +486,9 @@ class LoadedIndex:
     stamp: tuple[Any, ...] | None
     vectors: np.ndarray
     rows: pa.Table
+    key: str = ""  # index_key() of the file read
+    warehouse: Warehouse | None = field(default=None, repr=False)  # where lexical.parquet is looked for
+    lexical_from_file: bool = False  # whether the lexical index came from lexical.parquet
     _lexical: "LexicalIndex | None" = field(default=None, repr=False)
     _lexical_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -394,12 +497,19 @@ class LoadedIndex:
         return self.rows.num_rows
 
     def lexical(self) -> "LexicalIndex":
-        """The BM25 index over the same chunks, built once on first use."""
+        """The BM25 index over the same chunks, made once on first use: from
+        ``lexical.parquet`` when it belongs to this index (no text analyzed),
+        from the texts otherwise."""
         with self._lexical_lock:
             if self._lexical is None:
                 from .lexical import LexicalIndex
 
-                self._lexical = LexicalIndex.build(lexical_documents(self.rows))
+                persisted = lexical_for(self.warehouse, self.key, self.rows) if self.key else None
+                if persisted is not None:
+                    self._lexical = LexicalIndex.from_counts(persisted)
+                    self.lexical_from_file = True
+                else:
+                    self._lexical = LexicalIndex.build(lexical_documents(self.rows))
             return self._lexical
 
     def hit_rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
@@ -448,4 +558,4 @@ def load_index(warehouse: Warehouse) -> LoadedIndex | None:
     else:
         vectors = np.zeros((0, info.dim), dtype=np.float32)
     rows = table.select(HIT_COLUMNS) if table.num_rows else table.select(HIT_COLUMNS).slice(0, 0)
-    return LoadedIndex(info=info, stamp=stamp, vectors=vectors, rows=rows)
+    return LoadedIndex(info=info, stamp=stamp, vectors=vectors, rows=rows, key=index_key(table.schema), warehouse=warehouse)

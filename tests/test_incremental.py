@@ -1,0 +1,212 @@
+"""Issue 20 item 1: what an ingest costs follows what changed, through the
+real `duocthu ingest` path (Dagster runs, the index asset, the summary):
+
+- the summary lists the documents this ingest built and totals for the rest,
+  summarized from what the registry remembers, the blocking checks' latest
+  word asked of the instance again;
+- check statuses are remembered per run (StatusCache) and always agree with
+  what Dagster answers, also after a document's checks change;
+- the lexical index's terms are persisted beside the index, only changed
+  documents analyzed again, the file byte-identical to a full rebuild, and a
+  searcher loads BM25 from it with the scores of one built from the texts;
+- the registry is not rewritten by an ingest that changes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from duocthu_assets.embed.base import make_embedder
+from duocthu_assets.gates import StatusCache, _query_statuses, check_statuses
+from duocthu_assets.inbox import Registry
+from duocthu_assets.ingest import ingest
+from duocthu_assets.instance import open_instance
+from duocthu_assets.retrieval import Searcher
+from duocthu_assets.retrieval import lexical as lexical_module
+from duocthu_assets.retrieval.index import build_lexical, lexical_path, lexical_documents, load_index, read_lexical
+from duocthu_assets.retrieval.lexical import LexicalIndex, lexical_table
+from duocthu_assets.storage import Warehouse, encode_parquet, stamp_table
+
+pytestmark = pytest.mark.slow
+
+LEGACY_DOC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "WordDocument".encode("utf-16-le") + b"\0" * 512
+
+
+def _csv(path: Path, drug: str, price: int) -> None:
+    path.write_text(f"ten_thuoc,gia\n{drug},{price}\nGentamicin,5400\n", encoding="utf-8")
+
+
+def _ingest(inbox: Path, warehouse: Path):
+    out = io.StringIO()
+    result = ingest([str(inbox)], str(warehouse), out=out, show_progress=False)
+    return result, out.getvalue()
+
+
+@pytest.fixture
+def grown(tmp_path: Path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for i, drug in enumerate(["Amoxicilin", "Vancomycin", "Cefuroxim"]):
+        _csv(inbox / f"d{i}.csv", drug, 1000 + i)
+    warehouse = tmp_path / "wh"
+    first, _ = _ingest(inbox, warehouse)
+    assert [d.status for d in first.documents] == ["ok"] * 3
+    return inbox, warehouse
+
+
+def test_summary_lists_what_was_built_and_totals_the_rest(grown, monkeypatch):
+    inbox, warehouse = grown
+    _csv(inbox / "d3.csv", "Meropenem", 9900)
+    (inbox / "d4.doc").write_bytes(LEGACY_DOC)  # rejected: a blocking check fails
+    result, printed = _ingest(inbox, warehouse)
+    by_id = {d.doc_id: d for d in result.documents}
+    assert {d for d, s in by_id.items() if s.rebuilt} == {"d3.csv", "d4.doc"}
+    assert by_id["d3.csv"].status == "ok" and by_id["d4.doc"].status == "rejected"
+    rows = [line.split()[0] for line in printed.splitlines() if line.startswith(("d3", "d4", "d0", "d1", "d2"))]
+    assert rows == ["d3.csv", "d4.doc"], printed  # one row per document built, none for the unchanged
+    assert "unchanged since built: 3 documents (3 ok; 6 chunks, 6 vectors kept)" in printed
+    assert "5 documents: 4 ok, 1 rejected" in printed
+
+    # the next ingest builds nothing: every document is summarized from the registry, no Parquet read
+    from duocthu_assets import storage
+
+    reads: list[str] = []
+    real_read = storage.Warehouse.read_table
+    monkeypatch.setattr(storage.Warehouse, "read_table", lambda self, asset, doc_id=None: reads.append(asset) or real_read(self, asset, doc_id))
+    again, printed = _ingest(inbox, warehouse)
+    assert not any(d.rebuilt for d in again.documents)
+    assert [a for a in reads if a in ("raw_documents", "parsed_documents", "chunks", "embeddings")] == []
+    # the same statuses and counts as the summary of the ingest that built them
+    for d in again.documents:
+        before = by_id[d.doc_id]
+        assert (d.status, d.reason, d.chunks, d.pages, d.blocks) == (before.status, before.reason, before.chunks, before.pages, before.blocks)
+    assert "unchanged since built: 5 documents (4 ok, 1 rejected; 8 chunks" in printed
+    assert "d4.doc: rejected" in printed  # an unchanged document that is not ok is still named
+
+
+def test_a_remembered_outcome_that_no_longer_holds_is_summarized_from_the_files(grown):
+    inbox, warehouse = grown
+    registry = Registry(Warehouse(warehouse))
+    record = registry.records["d1.csv"]
+    record.outcome = {**record.outcome, "status": "ok", "chunks": 99, "built": "something else"}
+    registry.save()
+    result, _ = _ingest(inbox, warehouse)
+    assert {d.doc_id: d.chunks for d in result.documents}["d1.csv"] == 2  # read again, not the stale 99
+
+
+def test_check_statuses_are_remembered_per_run_and_agree_with_dagster(grown):
+    inbox, warehouse = grown
+    docs = ["d0.csv", "d1.csv", "d2.csv"]
+    instance = open_instance(str(warehouse))
+    try:
+        assert StatusCache.open(instance) is not None
+        assert check_statuses(instance, docs) == _query_statuses(instance, docs)
+        assert Path(instance.root_directory, StatusCache.NAME).is_file()
+    finally:
+        instance.dispose()
+    # d1 is replaced by a file its checks refuse: a run since the remembered one covers it
+    (inbox / "d1.csv").write_bytes(LEGACY_DOC)
+    result, _ = _ingest(inbox, warehouse)
+    assert {d.doc_id: d.status for d in result.documents}["d1.csv"] == "rejected"
+    instance = open_instance(str(warehouse))
+    try:
+        cached, direct = check_statuses(instance, docs), _query_statuses(instance, docs)
+        assert cached == direct
+        assert cached["d1.csv"]["document_accepted"] == "FAILED"
+    finally:
+        instance.dispose()
+    # and back: the document passes again, the index holds it again
+    _csv(inbox / "d1.csv", "Vancomycin", 1001)
+    result, _ = _ingest(inbox, warehouse)
+    assert {d.doc_id: d.status for d in result.documents}["d1.csv"] == "ok"
+    assert "d1.csv" in load_index(Warehouse(warehouse)).info.documents
+
+
+def test_lexical_terms_are_persisted_and_only_changed_documents_are_analyzed(grown, monkeypatch):
+    inbox, warehouse = grown
+    wh = Warehouse(warehouse)
+    assert lexical_path(wh).exists()
+
+    analyzed: list[str] = []
+    real = lexical_module.term_counts
+    monkeypatch.setattr(lexical_module, "term_counts", lambda text: analyzed.append(text) or real(text))
+    _csv(inbox / "d3.csv", "Meropenem", 9900)
+    _ingest(inbox, warehouse)
+    new_chunks = wh.read_table("chunks", "d3.csv").num_rows
+    assert len(analyzed) == new_chunks and any("Meropenem" in text for text in analyzed)  # the new document's chunks only
+
+    # byte-identical to the terms of every chunk analyzed afresh
+    index = wh.read_table("search_index")
+    fresh = encode_parquet(stamp_table("search_index", build_lexical(wh, index, reuse=False)))
+    assert lexical_path(wh).read_bytes() == fresh
+
+    # a searcher loads BM25 from the file, with the scores of one built from the texts
+    searcher = Searcher(warehouse, make_embedder(), mode="lexical")
+    loaded = searcher.index()
+    assert loaded.lexical_from_file
+    from_texts = LexicalIndex.build(lexical_documents(loaded.rows))
+    for query in ("meropenem", "gentamicin 5400", "vancomycin"):
+        assert np.array_equal(loaded.lexical().scores(query), from_texts.scores(query))
+    assert {h.doc_id for h in searcher.search("meropenem", 5)} == {"d3.csv"}
+
+    # a file that belongs to another index is not used: the texts are analyzed instead
+    stale = read_lexical(wh)
+    wh.write_bytes_atomic(lexical_path(wh), encode_parquet(stale.slice(0, 1)))
+    again = load_index(wh)
+    again.lexical()
+    assert not again.lexical_from_file
+
+
+def test_bm25_from_persisted_counts_equals_bm25_from_texts():
+    texts = ["Vancomycin 500 mg tiêm tĩnh mạch", "Điều 17. Hợp đồng lao động", "ماده ۱۷ قرارداد كار",
+             "Amoxicilin amoxicilin 1200", "", "ﬁ ² Điều 18 điều khoản"] * 7
+    counts = lexical_table([f"d{i:03d}" for i in range(len(texts))], list(range(len(texts))), texts)
+    assert counts.schema.field("terms").type == pa.list_(pa.string())
+    built, loaded = LexicalIndex.build(texts), LexicalIndex.from_counts(counts)
+    for query in ("vancomycin", "Điều 17", "ماده 17 کار", "amoxicilin", "nothing here", "điều điều"):
+        assert np.array_equal(built.scores(query), loaded.scores(query)), query
+    assert not LexicalIndex.from_counts(counts.slice(4, 1)).scores("x").any()  # no term at all: nothing matches
+
+
+def test_an_ingest_that_changes_nothing_does_not_rewrite_the_registry(grown):
+    inbox, warehouse = grown
+    _ingest(inbox, warehouse)  # outcomes remembered by now
+    path = warehouse / "registry.json"
+    before = path.stat()
+    _ingest(inbox, warehouse)
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_the_nightly_schedule_over_unchanged_documents_requests_nothing_and_writes_nothing(grown, monkeypatch):
+    """Through Dagster's tick evaluation: documents built by `duocthu ingest`
+    are unchanged for the schedule; its tick asks for no run and leaves the
+    registry file as it was."""
+    import dagster as dg
+
+    from duocthu_assets.automation import nightly_reingest
+    from duocthu_assets.definitions import build_definitions
+    from duocthu_assets.resources import WarehouseResource
+
+    inbox, warehouse = grown
+    monkeypatch.setenv("DUOCTHU_INBOX", str(inbox))
+    path = warehouse / "registry.json"
+    before = path.stat()
+    instance = open_instance(str(warehouse))
+    try:
+        defs = build_definitions(str(warehouse))
+        with dg.build_schedule_context(
+            instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))},
+            repository_def=defs.get_repository_def(),
+        ) as context:
+            tick = nightly_reingest.evaluate_tick(context)
+    finally:
+        instance.dispose()
+    assert tick.run_requests == [] and tick.skip_message == "3 document(s) unchanged since built"
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
