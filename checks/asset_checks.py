@@ -25,7 +25,8 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.step_failures import read_failures
-from duocthu_assets.storage import Warehouse, first_row
+from duocthu_assets.schemas import first_row
+from duocthu_assets.warehouse import Warehouse
 
 from .rules import DocumentRows, Rule
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import dagster as dg
 
 from checks.registry import ALL_RULES
-from .storage import Warehouse
+from .warehouse import Warehouse
 
 
 @dataclass

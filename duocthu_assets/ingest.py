@@ -48,7 +48,8 @@ from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
 from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from .sources import refused_on_sight
-from .storage import Warehouse, first_row, remove_stale_temp_files
+from .schemas import first_row
+from .warehouse import Warehouse, remove_stale_temp_files
 from .version import code_version
 
 INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings")

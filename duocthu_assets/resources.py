@@ -10,7 +10,7 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
-from .storage import Warehouse
+from .warehouse import Warehouse
 
 DEFAULT_WAREHOUSE = "data/warehouse"
 WAREHOUSE_ENV = "DUOCTHU_WAREHOUSE"

@@ -14,7 +14,7 @@ from typing import Any
 from .formats import OLE2_MAGIC, PDF_MAGIC, detect_format, is_macro_enabled, refusal_reason
 from .inbox import DocumentRecord, file_sha256
 from .model import SCHEMA_VERSION, Format
-from .storage import Warehouse
+from .warehouse import Warehouse
 
 ACCEPTED, REJECTED, REMOVED = "accepted", "rejected", "removed"
 MiB = 1024 * 1024

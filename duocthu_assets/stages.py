@@ -15,7 +15,8 @@ from .parse import DocumentRejected, ParseFailed, parse_document
 from .rows import _plain, block_from_row, segment_from_row, to_row
 from .settings import Settings
 from .step_failures import StepFailed
-from .storage import Warehouse, table_from_rows
+from .schemas import table_from_rows
+from .warehouse import Warehouse
 
 OK, FAILED, REJECTED = "ok", "failed", "rejected"
 

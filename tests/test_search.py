@@ -27,7 +27,8 @@ from duocthu_assets.search import (
     search,
     withhold_numbers,
 )
-from duocthu_assets.storage import Warehouse, table_from_rows
+from duocthu_assets.schemas import table_from_rows
+from duocthu_assets.warehouse import Warehouse
 
 DRUG = "AMPICILIN VÀ SULBACTAM"
 DOSING = "Liều lượng và cách dùng"

@@ -216,7 +216,7 @@ def test_hybrid_is_reproducible_and_ranks_by_fused_score(warehouse, embedder):
 
 
 def test_rebuild_reuses_unchanged_documents_and_is_byte_identical(warehouse, embedder, monkeypatch):
-    from duocthu_assets.storage import Warehouse, encode_parquet, stamp_table
+    from duocthu_assets.warehouse import Warehouse, encode_parquet, stamp_table
 
     from .test_search import FORMULARY, _store
 

@@ -8,7 +8,7 @@ from .. import progress
 from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..sources import REMOVED, describe_source, retire_derived
-from ..storage import table_from_rows
+from ..schemas import table_from_rows
 from ..version import code_version
 from .partitions import documents, one_run_per_batch
 

@@ -245,7 +245,7 @@ def run_collection(
         warnings.simplefilter("ignore")
         from ..ingest import ingest  # Dagster is imported only when a collection is built
     from ..search import SearchError, search
-    from ..storage import Warehouse
+    from ..warehouse import Warehouse
 
     started = time.monotonic()
     collection_dir = Path(collection_dir)

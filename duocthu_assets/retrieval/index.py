@@ -30,7 +30,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..model import SCHEMA_VERSION
-from ..storage import SCHEMAS, SchemaVersionError, Warehouse, parquet_from_bytes
+from ..schemas import SCHEMAS
+from ..warehouse import SchemaVersionError, Warehouse, parquet_from_bytes
 
 if TYPE_CHECKING:
     from .lexical import LexicalIndex

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..embed.base import Embedder
-from ..storage import Warehouse
+from ..warehouse import Warehouse
 from .answer import Answer, answer_payload, format_hits, render_answer
 from .index import INDEX_ASSET, LoadedIndex, SearchError, file_stamp, load_index
 from .query import RRF_K, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
