@@ -382,7 +382,7 @@ def index_agrees(instance: dg.DagsterInstance, warehouse: Warehouse) -> bool:
     """Whether ``search_index`` was built from exactly the documents that pass
     now (every active document whose blocking checks all passed), from their
     current chunks and embeddings files."""
-    from .search import index_is_current
+    from .retrieval import index_is_current
 
     active = sorted(r.doc_id for r in Registry(warehouse).active())
     return index_is_current(warehouse, passing_documents(instance, warehouse, active).passed)

@@ -213,7 +213,7 @@ def test_ingest_under_the_legal_profile_files_every_chunk_under_one_article(tmp_
     import duckdb
 
     from duocthu_assets.cli import main
-    from duocthu_assets.search import answer, format_hits
+    from duocthu_assets.retrieval import answer, format_hits
     from duocthu_assets.warehouse import Warehouse
 
     inbox = tmp_path / "inbox" / "laws"

@@ -181,7 +181,7 @@ def test_the_index_is_read_once_and_again_when_it_is_rematerialized(warehouse, e
 
 
 def test_module_level_search_stays_warm_and_follows_the_file(warehouse, embedder):
-    from duocthu_assets import search as legacy  # the shim keeps older imports working
+    from duocthu_assets import retrieval as legacy  # the module-level functions
     from duocthu_assets.retrieval.searcher import searcher_for
 
     before = searcher_for(warehouse).loads

@@ -20,7 +20,7 @@ from ..version import code_version
     "held in memory and searched (exact cosine + BM25, fused by rank) by `duocthu search` and `duocthu serve`.",
 )
 def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.Output:
-    from ..search import build_search_index, index_info
+    from ..retrieval import build_search_index, index_info
 
     wh = warehouse.get()
     registry = Registry(wh)

@@ -7,7 +7,7 @@ configuration's overrides — ``collection.toml`` accepts every field of
 :class:`~duocthu_assets.settings.Settings`, so no pipeline code changes for an
 eval run), and ingested one document at a time into that run's own warehouse
 (``runs/<label>/warehouse``), so each document's wall time is measured alone.
-Queries are then answered by :func:`duocthu_assets.search.search` over that
+Queries are then answered by :func:`duocthu_assets.retrieval.search` over that
 warehouse's index: the whole collection, as a user would search it, ranked
 by the default search mode or the configuration's ``search=`` (which needs no
 rebuild: such a configuration reuses the baseline's warehouse).
@@ -244,7 +244,7 @@ def run_collection(
     with warnings.catch_warnings():  # Dagster's beta/preview notices about our own definitions
         warnings.simplefilter("ignore")
         from ..ingest import ingest  # Dagster is imported only when a collection is built
-    from ..search import SearchError, search
+    from ..retrieval import SearchError, search
     from ..warehouse import Warehouse
 
     started = time.monotonic()

@@ -163,7 +163,7 @@ def notes_for(index: LoadedIndex, mode: SearchMode) -> list[str]:
     return notes
 
 
-# -- the module-level functions (kept from duocthu_assets.search) ----------------------
+# -- the module-level functions ---------------------------------------------------------
 
 _CACHE_SIZE = 4
 _searchers: "OrderedDict[str, Searcher]" = OrderedDict()
