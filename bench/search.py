@@ -46,7 +46,8 @@ import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from duocthu_assets.embed.base import EmbedderConfig, make_embedder  # noqa: E402
+from duocthu_assets.embed.base import EmbedderConfig  # noqa: E402
+from duocthu_assets.embed.factory import make_embedder  # noqa: E402
 from duocthu_assets.model import SCHEMA_VERSION  # noqa: E402
 from duocthu_assets.retrieval import Searcher, search_index_schema  # noqa: E402
 from duocthu_assets.retrieval.query import DEFAULT_MODE, dense_scores  # noqa: E402

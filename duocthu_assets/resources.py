@@ -100,6 +100,6 @@ class EmbedderResource(dg.ConfigurableResource):
 
     def make(self):
         """The configured embedder (validated by EmbedderConfig)."""
-        from .embed.base import make_embedder
+        from .embed.factory import make_embedder
 
         return make_embedder(self.config_values())

@@ -15,7 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from duocthu_assets.embed.base import Backend, EmbedderConfig, EmbeddingError, make_embedder
+from duocthu_assets.embed.base import Backend, EmbedderConfig, EmbeddingError
+from duocthu_assets.embed.factory import make_embedder
 from duocthu_assets.embed.reuse import (
     CACHE_DIR,
     VectorCache,

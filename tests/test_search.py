@@ -10,7 +10,7 @@ import json
 import pytest
 
 from duocthu_assets.cli_search import add_search_parser
-from duocthu_assets.embed.base import make_embedder
+from duocthu_assets.embed.factory import make_embedder
 from duocthu_assets.embed.reuse import embed_chunks, embeddings_table
 from duocthu_assets.model import SCHEMA_VERSION
 from duocthu_assets.retrieval import (

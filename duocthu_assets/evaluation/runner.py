@@ -303,7 +303,8 @@ def run_collection(
 
     warehouse = Warehouse(wh_dir)
     if embedder is None and any(g.queries for g, _ in present):
-        from ..embed.base import EmbedderConfig, make_embedder
+        from ..embed.base import EmbedderConfig
+        from ..embed.factory import make_embedder
 
         embedder = make_embedder(EmbedderConfig.from_env())
     for gold, _ in present:

@@ -59,7 +59,8 @@ class Searcher:
         if self._embedder is None:
             with self._lock:
                 if self._embedder is None:
-                    from ..embed.base import EmbedderConfig, make_embedder
+                    from ..embed.base import EmbedderConfig
+                    from ..embed.factory import make_embedder
 
                     self._embedder = make_embedder(EmbedderConfig.from_env())
         return self._embedder
