@@ -87,10 +87,6 @@ class Settings:
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
 
-    def fingerprint(self) -> str:
-        """A stable string of every setting, part of each asset's code version."""
-        return ";".join(f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self))
-
 
 def resolve_config(cls: type[T], value: "T | Mapping[str, Any] | None", what: str) -> T:
     """An instance of the settings dataclass ``cls`` from None (defaults), an

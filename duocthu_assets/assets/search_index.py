@@ -1,6 +1,7 @@
 """search_index: the candidate index over every document whose blocking checks
-passed (not partitioned). Rebuilt by `duocthu ingest` after every batch and by
-the search_index_sensor after any run of the ingest job."""
+passed (not partitioned). Rebuilt by `duocthu ingest` after every batch, and by
+the refresh_index_job that the sensors index_after_ingest_success/_failure
+launch after a run of the ingest job."""
 
 
 import dagster as dg
