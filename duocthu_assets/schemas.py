@@ -1,4 +1,6 @@
-"""The declared Arrow schema of every asset's Parquet files, and rows to tables.
+"""The Arrow schema of every asset's Parquet files, generated from the
+records of :mod:`.model` (one definition per row; ``tests/golden/schemas``
+holds each schema as it must stay), and rows to tables.
 
 Layout (a public contract; change it only with a schema_version bump):
 ``<warehouse>/<asset>/<doc_id>.parquet`` for partitioned assets,
@@ -13,202 +15,98 @@ name) in its Parquet key-value metadata.
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
+from enum import Enum
 from typing import Any, Iterable, Mapping
 
 import pyarrow as pa
 
+from .model import Chunk, CropRow, EmbeddingRow, LiftedBlock, ParsedDocumentRow, RawDocumentRow, Segment
+
 SCHEMA_VERSION_KEY = b"duocthu.schema_version"
 ASSET_KEY = b"duocthu.asset"
 
-_bbox = pa.list_(pa.float64(), 4)
-_strings = pa.list_(pa.string())
-
-SCHEMAS: dict[str, pa.Schema] = {
-    "raw_documents": pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("source_name", pa.string()),  # path under the ingest root, as the user sees it
-            ("collection", pa.string()),
-            ("profile", pa.string()),
-            ("normalization", pa.string()),
-            ("sha256", pa.string()),
-            ("size_bytes", pa.int64()),
-            ("format", pa.string()),
-            ("page_count", pa.int32()),  # pages (PDF), sheets (XLSX), 0 otherwise
-            ("status", pa.string()),  # accepted | rejected | removed
-            ("reason", pa.string()),
-            ("stored_path", pa.string()),  # relative to the warehouse
-            ("schema_version", pa.int32()),
-        ]
-    ),
-    "parsed_documents": pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("status", pa.string()),  # ok | rejected | failed
-            ("reason", pa.string()),
-            ("format", pa.string()),
-            ("page_count", pa.int32()),
-            ("pages_needing_ocr", pa.list_(pa.int32())),
-            ("segment_count", pa.int32()),
-            ("block_count", pa.int32()),
-            ("canonical_text", pa.large_string()),
-            ("canonical_sha256", pa.string()),
-            ("warnings", _strings),
-            # PDF character accounting (issue 16): whitespace aside, every character of
-            # the text layer is in prose, in a lifted block, in furniture or an unmapped glyph
-            ("chars_in", pa.int64()),
-            ("chars_prose", pa.int64()),
-            ("chars_blocks", pa.int64()),
-            ("chars_furniture", pa.int64()),
-            ("chars_unmapped", pa.int64()),
-            (
-                "page_accounts",
-                pa.list_(
-                    pa.struct(
-                        [
-                            ("page_no", pa.int32()),
-                            ("chars_in", pa.int32()),
-                            ("prose", pa.int32()),
-                            ("blocks", pa.int32()),
-                            ("furniture", pa.int32()),
-                            ("unmapped", pa.int32()),
-                            ("missing", pa.int32()),
-                            ("duplicated", pa.int32()),
-                        ]
-                    )
-                ),
-            ),
-            (
-                "furniture",
-                pa.list_(pa.struct([("page_no", pa.int32()), ("kind", pa.string()), ("text", pa.string()), ("bbox", _bbox)])),
-            ),
-            ("page_labels", _strings),  # per physical page, the printed label ("" when none)
-            ("schema_version", pa.int32()),
-        ]
-    ),
-    "segments": pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("segment_id", pa.string()),
-            ("kind", pa.string()),
-            ("text", pa.string()),
-            ("level", pa.int32()),
-            ("headings", _strings),
-            ("entry_id", pa.string()),
-            ("entry_title", pa.string()),
-            ("section_key", pa.string()),
-            ("section_title", pa.string()),
-            ("section_index", pa.int32()),
-            ("page_no", pa.int32()),
-            ("printed_page", pa.int32()),
-            ("printed_label", pa.string()),
-            ("bbox", _bbox),
-            ("source_ref", pa.string()),
-            ("offset", pa.int64()),
-            ("length", pa.int64()),
-            ("schema_version", pa.int32()),
-        ]
-    ),
-    "lifted_blocks": pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("block_id", pa.string()),
-            ("kind", pa.string()),
-            ("shape", pa.string()),
-            ("page_no", pa.int32()),
-            ("printed_page", pa.int32()),
-            ("printed_label", pa.string()),
-            ("bbox", _bbox),
-            ("entry_id", pa.string()),
-            ("entry_title", pa.string()),
-            ("section_key", pa.string()),
-            ("section_title", pa.string()),
-            ("section_index", pa.int32()),
-            ("headings", _strings),
-            ("text", pa.string()),
-            ("anchor_segment_id", pa.string()),
-            ("continues", pa.string()),
-            ("quarantined", pa.bool_()),
-            ("header_row", _strings),
-            ("schema_version", pa.int32()),
-        ]
-    ),
-    "crops": pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("block_id", pa.string()),
-            ("path", pa.string()),  # relative to the warehouse
-            ("sha256", pa.string()),
-            ("width_px", pa.int32()),
-            ("height_px", pa.int32()),
-            ("dpi", pa.int32()),
-            ("page_no", pa.int32()),
-            ("printed_page", pa.int32()),
-            ("printed_label", pa.string()),
-            ("schema_version", pa.int32()),
-        ]
-    ),
-    "chunks": pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("chunk_id", pa.string()),
-            ("chunk_index", pa.int32()),
-            ("chunk_kind", pa.string()),
-            ("text", pa.string()),
-            ("token_count", pa.int32()),
-            ("entry_id", pa.string()),
-            ("entry_title", pa.string()),
-            ("section_key", pa.string()),
-            ("section_title", pa.string()),
-            ("section_index", pa.int32()),
-            ("headings", _strings),
-            ("spans", pa.list_(pa.struct([("offset", pa.int64()), ("length", pa.int64())]))),
-            (
-                "regions",
-                pa.list_(pa.struct([("page_no", pa.int32()), ("printed_page", pa.int32()), ("bbox", _bbox), ("printed_label", pa.string())])),
-            ),
-            ("source_elements", _strings),
-            ("prev_chunk_id", pa.string()),
-            ("next_chunk_id", pa.string()),
-            ("content_hash", pa.string()),
-            (
-                "attachments",
-                pa.list_(
-                    pa.struct(
-                        [
-                            ("block_id", pa.string()),
-                            ("kind", pa.string()),
-                            ("shape", pa.string()),
-                            ("physical_page", pa.int32()),
-                            ("printed_page", pa.int32()),
-                            ("bbox", _bbox),
-                            ("quarantined", pa.bool_()),
-                            ("header_row", _strings),
-                            ("source_crop", pa.string()),
-                            ("printed_label", pa.string()),
-                        ]
-                    )
-                ),
-            ),
-            ("has_quarantined_content", pa.bool_()),
-            ("schema_version", pa.int32()),
-        ]
-    ),
+_ASSETS: dict[str, type] = {
+    "raw_documents": RawDocumentRow,
+    "parsed_documents": ParsedDocumentRow,
+    "segments": Segment,
+    "lifted_blocks": LiftedBlock,
+    "crops": CropRow,
+    "chunks": Chunk,
 }
+"""Each per-document asset and the record (``model.py``) its rows are."""
+
+_SCALARS: dict[Any, pa.DataType] = {str: pa.string(), int: pa.int32(), bool: pa.bool_(), float: pa.float64()}
+_NAMED: dict[str, pa.DataType] = {"int64": pa.int64(), "large_string": pa.large_string()}
+
+
+def _strip_none(hint: Any) -> Any:
+    """``X | None`` is ``X`` (every column is nullable)."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return hint
+
+
+def _arrow_type(hint: Any, metadata: Mapping[str, Any], where: str, dim: int | None = None) -> pa.DataType:
+    named = metadata.get("arrow")
+    if named == "float32_vector":
+        if dim is None:
+            raise ValueError(f"{where}: a vector column needs the model's dimension")
+        return pa.list_(pa.float32(), dim)
+    if named is not None:
+        return _NAMED[named]
+    hint = _strip_none(hint)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return pa.string()
+    if hint in _SCALARS:
+        return _SCALARS[hint]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is tuple and len(args) == 4 and all(a is float for a in args):  # BBox
+        return pa.list_(pa.float64(), 4)
+    if origin in (tuple, list):
+        item = args[0]
+        if dataclasses.is_dataclass(item):
+            return pa.list_(record_struct(item))
+        return pa.list_(_arrow_type(item, {}, where))
+    raise TypeError(f"{where}: no Arrow column for {hint!r}")
+
+
+def _fields(cls: type, dim: int | None = None) -> list[pa.Field]:
+    hints = typing.get_type_hints(cls)
+    out: list[pa.Field] = []
+    placed: list[tuple[str, pa.Field]] = []
+    for f in dataclasses.fields(cls):
+        field = pa.field(f.name, _arrow_type(hints[f.name], f.metadata, f"{cls.__name__}.{f.name}", dim))
+        if "after" in f.metadata:
+            placed.append((f.metadata["after"], field))
+        else:
+            out.append(field)
+    for anchor, field in placed:
+        out.insert([g.name for g in out].index(anchor) + 1, field)
+    return out
+
+
+def record_struct(cls: type) -> pa.DataType:
+    """The Arrow struct of a nested record (a span, region, attachment...)."""
+    return pa.struct(_fields(cls))
+
+
+def record_schema(cls: type, dim: int | None = None) -> pa.Schema:
+    """The Arrow schema of a row of ``cls``: ``doc_id`` first, the record's
+    fields in order, ``schema_version`` last."""
+    fields = [f for f in _fields(cls, dim) if f.name != "doc_id"]
+    return pa.schema([pa.field("doc_id", pa.string()), *fields, pa.field("schema_version", pa.int32())])
+
+
+SCHEMAS: dict[str, pa.Schema] = {asset: record_schema(cls) for asset, cls in _ASSETS.items()}
 
 
 def embeddings_schema(dim: int) -> pa.Schema:
-    return pa.schema(
-        [
-            ("doc_id", pa.string()),
-            ("chunk_id", pa.string()),
-            ("content_hash", pa.string()),
-            ("model_id", pa.string()),
-            ("dim", pa.int32()),
-            ("vector", pa.list_(pa.float32(), dim)),
-            ("schema_version", pa.int32()),
-        ]
-    )
+    return record_schema(EmbeddingRow, dim)
 
 
 def table_from_rows(asset: str, rows: Iterable[Mapping[str, Any]], schema: pa.Schema | None = None) -> pa.Table:
