@@ -28,6 +28,7 @@ from duocthu_assets.step_failures import read_failures
 from duocthu_assets.schemas import first_row
 from duocthu_assets.warehouse import Warehouse
 
+from .adr0018 import document_settings
 from .rules import DocumentRows, Rule
 
 _FIELD_ASSETS = {
@@ -46,6 +47,9 @@ def load_document_rows(warehouse: Warehouse, doc_id: str, needs: Iterable[str]) 
     for field in set(needs):
         if field == "failures":
             values[field] = read_failures(warehouse, doc_id)
+            continue
+        if field == "settings":
+            values[field] = document_settings(warehouse, doc_id)
             continue
         if field == "source":
             raw = first_row(warehouse.read_table("raw_documents", doc_id)) or {}
