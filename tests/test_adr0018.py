@@ -13,6 +13,7 @@ import json
 import shutil
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from checks.adr0018 import (
@@ -185,3 +186,14 @@ def test_each_rule_blocks_its_document_through_dagster(tmp_path: Path, monkeypat
         assert check in failed, (name, failed)
         assert failed & RULE_NAMES == {check}, (name, failed & RULE_NAMES)  # each document breaks only its own rule
     assert docs["clean.docx"]["status"] == "ok"
+
+    # the settings each document was built with are on its raw_documents materialization (the UI shows them)
+    from duocthu_assets.instance import open_instance
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))  # restored after the test; open_instance sets its own
+    instance = open_instance(str(tmp_path / "wh"))
+    for name, chunk_size in (("small_cap.docx", 20), ("clean.docx", 400)):
+        doc_id = docs[name]["doc_id"]
+        records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey("raw_documents"), asset_partitions=[doc_id]), limit=1).records
+        settings = records[0].asset_materialization.metadata["settings"].value
+        assert settings["chunk_size"] == chunk_size and settings["normalization"] == "nfc", (name, settings)
