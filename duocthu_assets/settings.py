@@ -3,7 +3,9 @@
 Defaults are named constants; :func:`resolve_settings` accepts None, a dict or
 an instance, and validates once (pdfplumber's TableSettings is the model).
 A collection's ``collection.toml`` (beside its files under the inbox) sets
-``profile``, ``normalization`` and ``csv_encoding``; ``duocthu ingest
+``profile``, ``normalization``, ``csv_encoding``, any other field, and the PDF
+stage's tuning under ``[pdf]`` (the fields of
+:class:`~duocthu_assets.parse.pdf_settings.PdfSettings`); ``duocthu ingest
 --profile`` overrides the profile.
 """
 
@@ -68,8 +70,14 @@ class Settings:
     memory_budget_mb: int = MEMORY_BUDGET_MB
     step_timeout_s: float = STEP_TIMEOUT_S
     max_chunks_per_document: int = MAX_CHUNKS_PER_DOCUMENT
+    # the PDF stage's tuning (parse/pdf_settings.py): None or a mapping of its
+    # fields (a collection.toml's [pdf] table) becomes a validated PdfSettings
+    pdf: Any = None
 
     def __post_init__(self) -> None:
+        from .parse.pdf_settings import resolve_pdf_settings  # here: that module imports this one
+
+        object.__setattr__(self, "pdf", resolve_pdf_settings(self.pdf))
         object.__setattr__(self, "profile", Profile(self.profile))
         object.__setattr__(self, "normalization", Normalization(self.normalization))
         if not 0 < self.chunk_size <= self.max_chunk_tokens:

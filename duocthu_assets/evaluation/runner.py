@@ -122,6 +122,8 @@ def _toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, dict):  # a table such as [pdf], written inline
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
     return json.dumps(str(value), ensure_ascii=False)
 
 
