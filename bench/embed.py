@@ -37,9 +37,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from duocthu_assets.embed.base import EmbedderConfig, make_embedder  # noqa: E402
+from duocthu_assets.embed.base import EmbedderConfig  # noqa: E402
+from duocthu_assets.embed.factory import make_embedder  # noqa: E402
 from duocthu_assets.embed.reuse import VectorCache, embed_chunks, forget_caches, text_hash  # noqa: E402
-from duocthu_assets.storage import Warehouse  # noqa: E402
+from duocthu_assets.warehouse import Warehouse  # noqa: E402
 
 SENTENCES = [
     "Người lớn: tiêm tĩnh mạch {a} g mỗi {b} giờ, tối đa {c} g mỗi ngày.",

@@ -37,7 +37,7 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
 
 from duocthu_assets.compaction import compact, compact_asset, encode_part  # noqa: E402
-from duocthu_assets.storage import Warehouse, stamp_table  # noqa: E402
+from duocthu_assets.warehouse import Warehouse, stamp_table  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 ASSETS = ("chunks", "embeddings")

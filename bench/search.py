@@ -46,12 +46,13 @@ import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from duocthu_assets.embed.base import EmbedderConfig, make_embedder  # noqa: E402
+from duocthu_assets.embed.base import EmbedderConfig  # noqa: E402
+from duocthu_assets.embed.factory import make_embedder  # noqa: E402
 from duocthu_assets.model import SCHEMA_VERSION  # noqa: E402
 from duocthu_assets.retrieval import Searcher, search_index_schema  # noqa: E402
 from duocthu_assets.retrieval.query import DEFAULT_MODE, dense_scores  # noqa: E402
 from duocthu_assets.retrieval.server import serve_in_thread  # noqa: E402
-from duocthu_assets.storage import Warehouse  # noqa: E402
+from duocthu_assets.warehouse import Warehouse  # noqa: E402
 
 from bench.embed import SENTENCES as FORMULARY_SENTENCES  # noqa: E402
 

@@ -25,8 +25,10 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.step_failures import read_failures
-from duocthu_assets.storage import Warehouse, first_row
+from duocthu_assets.schemas import first_row
+from duocthu_assets.warehouse import Warehouse
 
+from .adr0018 import document_settings
 from .rules import DocumentRows, Rule
 
 # tag of a run whose checks evaluate nothing, its value the reason (see
@@ -49,6 +51,9 @@ def load_document_rows(warehouse: Warehouse, doc_id: str, needs: Iterable[str]) 
     for field in set(needs):
         if field == "failures":
             values[field] = read_failures(warehouse, doc_id)
+            continue
+        if field == "settings":
+            values[field] = document_settings(warehouse, doc_id)
             continue
         if field == "source":
             raw = first_row(warehouse.read_table("raw_documents", doc_id)) or {}

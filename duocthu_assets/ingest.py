@@ -49,7 +49,8 @@ from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
 from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from .sources import refused_on_sight
-from .storage import Warehouse, first_row, remove_stale_temp_files
+from .schemas import first_row
+from .warehouse import Warehouse, remove_stale_temp_files
 from .version import code_version
 
 INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings")
@@ -393,7 +394,7 @@ def index_agrees(instance: dg.DagsterInstance, warehouse: Warehouse) -> bool:
     """Whether ``search_index`` was built from exactly the documents that pass
     now (every active document whose blocking checks all passed), from their
     current chunks and embeddings files."""
-    from .search import index_is_current
+    from .retrieval import index_is_current
 
     active = sorted(r.doc_id for r in Registry(warehouse).active())
     return index_is_current(warehouse, passing_documents(instance, warehouse, active).passed)

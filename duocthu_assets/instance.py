@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from .storage import process_alive
+from .warehouse import process_alive
 
 MARKER = "# written by duocthu"
 DAGSTER_YAML = MARKER + """: a local instance inside the warehouse

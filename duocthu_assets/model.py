@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 SCHEMA_VERSION = 2
 """Version of every Parquet row this code writes. Bump it (and note why in
@@ -19,6 +20,22 @@ README's "Schema versions") whenever a column is added, removed or changes
 meaning."""
 
 BBox = tuple[float, float, float, float]
+
+# Each record below is the one definition of its Parquet row: :mod:`.schemas`
+# generates the Arrow schema from the dataclass (``doc_id`` first, then the
+# fields in order, then ``schema_version``). ``str`` is a string column,
+# ``int`` int32, ``bool`` bool, a ``BBox`` four float64s, a tuple or list a
+# list, an enum its value, a tuple of records a list of structs. A field's
+# metadata says where that default is not the column: ``INT64``,
+# ``LARGE_STRING``, ``after(name)`` (the column sits after ``name``'s: a field
+# added last to keep positional construction valid, but placed in the file
+# where schema 2 put it).
+INT64: dict[str, Any] = {"arrow": "int64"}
+LARGE_STRING: dict[str, Any] = {"arrow": "large_string"}
+
+
+def after(name: str) -> dict[str, Any]:
+    return {"after": name}
 
 
 class Format(StrEnum):
@@ -70,6 +87,36 @@ class ChunkKind(StrEnum):
     BLOCK_DESCRIPTOR = "block_descriptor"
 
 
+class SourceStatus(StrEnum):
+    """``raw_documents.status``: whether the file was read into the source store."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    REMOVED = "removed"
+
+
+class ParseStatus(StrEnum):
+    """``parsed_documents.status``: what became of the document's build."""
+
+    OK = "ok"
+    REJECTED = "rejected"
+    FAILED = "failed"
+    REMOVED = "removed"  # carried over from raw_documents: the file left the inbox
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a piece of content came from: the one shape shared by segments,
+    lifted blocks, chunk regions and attachments (each record keeps its own
+    flat columns, a public contract; ``.provenance`` reads them as this)."""
+
+    page_no: int | None
+    printed_page: int | None
+    printed_label: str
+    bbox: BBox | None
+    source_ref: str = ""  # "pdf:p3", "docx:body[12]", "Sheet1!A5", "csv:row7", or a block id
+
+
 @dataclass(frozen=True)
 class Segment:
     """One structural element of the canonical document, in reading order.
@@ -98,8 +145,12 @@ class Segment:
     printed_label: str = ""  # the page's label as printed ("xii", "A-42"), "" when it prints none
     bbox: BBox | None = None
     source_ref: str = ""  # "pdf:p3", "docx:body[12]", "Sheet1!A5", "csv:row7"
-    offset: int = 0
-    length: int = 0
+    offset: int = field(default=0, metadata=INT64)
+    length: int = field(default=0, metadata=INT64)
+
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance(self.page_no, self.printed_page, self.printed_label, self.bbox, self.source_ref)
 
 
 @dataclass(frozen=True)
@@ -130,7 +181,11 @@ class LiftedBlock:
     continues: str = ""
     quarantined: bool = True
     header_row: tuple[str, ...] = ()
-    printed_label: str = ""  # the page's label as printed ("xii", "A-42"), "" when it prints none
+    printed_label: str = field(default="", metadata=after("printed_page"))  # as on Segment
+
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance(self.page_no, self.printed_page, self.printed_label, self.bbox, self.block_id)
 
 
 @dataclass(frozen=True)
@@ -183,8 +238,8 @@ class ParsedDocument:
 
 @dataclass(frozen=True)
 class Span:
-    offset: int
-    length: int
+    offset: int = field(metadata=INT64)
+    length: int = field(metadata=INT64)
 
 
 @dataclass(frozen=True)
@@ -193,6 +248,10 @@ class Region:
     printed_page: int | None
     bbox: BBox
     printed_label: str = ""
+
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance(self.page_no, self.printed_page, self.printed_label, self.bbox)
 
 
 @dataclass(frozen=True)
@@ -207,6 +266,10 @@ class ChunkAttachment:
     header_row: tuple[str, ...] = ()  # embargoed: always empty (ADR 0006 §2)
     source_crop: str | None = None
     printed_label: str = ""
+
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance(self.physical_page, self.printed_page, self.printed_label, self.bbox, self.block_id)
 
 
 @dataclass(frozen=True)
@@ -231,3 +294,80 @@ class Chunk:
     content_hash: str
     attachments: tuple[ChunkAttachment, ...] = ()
     has_quarantined_content: bool = False
+
+
+# -- rows with no record of their own elsewhere: the one definition of their columns
+
+
+@dataclass(frozen=True)
+class RawDocumentRow:
+    """``raw_documents``: one row per document, what the inbox found."""
+
+    doc_id: str
+    source_name: str  # path under the ingest root, as the user sees it
+    collection: str
+    profile: str
+    normalization: str
+    sha256: str
+    size_bytes: int = field(metadata=INT64)
+    format: str
+    page_count: int  # pages (PDF), sheets (XLSX), 0 otherwise
+    status: SourceStatus
+    reason: str
+    stored_path: str  # relative to the warehouse
+
+
+@dataclass(frozen=True)
+class ParsedDocumentRow:
+    """``parsed_documents``: one row per document, the parse's outcome and its
+    accounting (issue 16: whitespace aside, every character of a PDF's text
+    layer is in prose, in a lifted block, in furniture or an unmapped glyph)."""
+
+    doc_id: str
+    status: ParseStatus
+    reason: str
+    format: str
+    page_count: int
+    pages_needing_ocr: tuple[int, ...]
+    segment_count: int
+    block_count: int
+    canonical_text: str = field(metadata=LARGE_STRING)
+    canonical_sha256: str
+    warnings: tuple[str, ...]
+    chars_in: int = field(metadata=INT64)
+    chars_prose: int = field(metadata=INT64)
+    chars_blocks: int = field(metadata=INT64)
+    chars_furniture: int = field(metadata=INT64)
+    chars_unmapped: int = field(metadata=INT64)
+    page_accounts: tuple[PageAccount, ...]
+    furniture: tuple[Furniture, ...]
+    page_labels: tuple[str, ...]  # per physical page, the printed label ("" when none)
+
+
+@dataclass(frozen=True)
+class CropRow:
+    """``crops``: one row per lifted block rendered to a PNG."""
+
+    doc_id: str
+    block_id: str
+    path: str  # relative to the warehouse
+    sha256: str
+    width_px: int
+    height_px: int
+    dpi: int
+    page_no: int
+    printed_page: int | None
+    printed_label: str
+
+
+@dataclass(frozen=True)
+class EmbeddingRow:
+    """``embeddings``: one vector per chunk; ``vector`` is a fixed-size list
+    of float32 whose size is the model's dimension (the schema takes it)."""
+
+    doc_id: str
+    chunk_id: str
+    content_hash: str
+    model_id: str
+    dim: int
+    vector: tuple[float, ...] = field(metadata={"arrow": "float32_vector"})

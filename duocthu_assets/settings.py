@@ -3,7 +3,9 @@
 Defaults are named constants; :func:`resolve_settings` accepts None, a dict or
 an instance, and validates once (pdfplumber's TableSettings is the model).
 A collection's ``collection.toml`` (beside its files under the inbox) sets
-``profile``, ``normalization`` and ``csv_encoding``; ``duocthu ingest
+``profile``, ``normalization``, ``csv_encoding``, any other field, and the PDF
+stage's tuning under ``[pdf]`` (the fields of
+:class:`~duocthu_assets.parse.pdf_settings.PdfSettings`); ``duocthu ingest
 --profile`` overrides the profile.
 """
 
@@ -70,8 +72,14 @@ class Settings:
     step_timeout_s: float = STEP_TIMEOUT_S
     max_chunks_per_document: int = MAX_CHUNKS_PER_DOCUMENT
     embed_timeout_s: float = EMBED_TIMEOUT_S
+    # the PDF stage's tuning (parse/pdf_settings.py): None or a mapping of its
+    # fields (a collection.toml's [pdf] table) becomes a validated PdfSettings
+    pdf: Any = None
 
     def __post_init__(self) -> None:
+        from .parse.pdf_settings import resolve_pdf_settings  # here: that module imports this one
+
+        object.__setattr__(self, "pdf", resolve_pdf_settings(self.pdf))
         object.__setattr__(self, "profile", Profile(self.profile))
         object.__setattr__(self, "normalization", Normalization(self.normalization))
         if not 0 < self.chunk_size <= self.max_chunk_tokens:
@@ -88,10 +96,6 @@ class Settings:
 
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
-
-    def fingerprint(self) -> str:
-        """A stable string of every setting, part of each asset's code version."""
-        return ";".join(f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self))
 
 
 def resolve_config(cls: type[T], value: "T | Mapping[str, Any] | None", what: str) -> T:

@@ -13,10 +13,10 @@ from typing import Any
 
 from .formats import OLE2_MAGIC, PDF_MAGIC, detect_format, is_macro_enabled, refusal_reason
 from .inbox import DocumentRecord, file_sha256
-from .model import SCHEMA_VERSION, Format
-from .storage import Warehouse
+from .model import SCHEMA_VERSION, Format, SourceStatus
+from .warehouse import Warehouse
 
-ACCEPTED, REJECTED, REMOVED = "accepted", "rejected", "removed"
+ACCEPTED, REJECTED, REMOVED = SourceStatus.ACCEPTED, SourceStatus.REJECTED, SourceStatus.REMOVED
 MiB = 1024 * 1024
 MACRO_REASON = (
     "macro-enabled Office file (.docm/.xlsm) — macros are never run here; save a copy as .docx/.xlsx without macros"

@@ -10,14 +10,15 @@ from typing import Any
 import pyarrow as pa
 
 from .isolation import Outcome, run_isolated
-from .model import SCHEMA_VERSION, Format, ParsedDocument
+from .model import SCHEMA_VERSION, Format, ParsedDocument, ParseStatus, SourceStatus
 from .parse import DocumentRejected, ParseFailed, parse_document
 from .rows import _plain, block_from_row, segment_from_row, to_row
 from .settings import Settings
 from .step_failures import StepFailed
-from .storage import Warehouse, table_from_rows
+from .schemas import table_from_rows
+from .warehouse import Warehouse
 
-OK, FAILED, REJECTED = "ok", "failed", "rejected"
+OK, FAILED, REJECTED = ParseStatus.OK, ParseStatus.FAILED, ParseStatus.REJECTED
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,8 @@ def parsed_tables(doc_id: str, raw_row: dict[str, Any], outcome: Outcome | None)
     """segments, lifted_blocks and parsed_documents tables for one document."""
     status, reason = OK, ""
     parsed = ParsedDocument(segments=[])
-    if raw_row["status"] != "accepted":
-        status, reason = REJECTED if raw_row["status"] == "rejected" else raw_row["status"], raw_row["reason"]
+    if raw_row["status"] != SourceStatus.ACCEPTED:
+        status, reason = REJECTED if raw_row["status"] == SourceStatus.REJECTED else raw_row["status"], raw_row["reason"]
     elif outcome is None:
         status, reason = FAILED, "not parsed"
     elif outcome.error is not None:

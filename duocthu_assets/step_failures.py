@@ -22,7 +22,8 @@ import contextlib
 import json
 from typing import Any
 
-from .storage import Warehouse, first_row
+from .schemas import first_row
+from .warehouse import Warehouse
 
 FOLDER = "step_failures"
 STAGES = ("crops", "chunks", "embeddings")

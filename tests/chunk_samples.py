@@ -23,7 +23,7 @@ from duocthu_assets.parse.canonical import assemble
 from duocthu_assets.parse.structure import assign_sections, place_blocks
 from duocthu_assets.rows import to_row
 from duocthu_assets.settings import Settings
-from duocthu_assets.storage import table_from_rows
+from duocthu_assets.schemas import table_from_rows
 
 DOC_ID = "duoc-thu-sample"
 FORMULARY = Settings(profile="formulary", language="vi")

@@ -23,7 +23,7 @@ from duocthu_assets.inbox import Registry, doc_id_for
 from duocthu_assets.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB
 from duocthu_assets.resources import WarehouseResource
-from duocthu_assets.storage import Warehouse
+from duocthu_assets.warehouse import Warehouse
 from duocthu_assets.version import code_version
 
 from .docgen import make_docx, make_scanned_pdf, make_xlsx

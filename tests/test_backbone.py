@@ -18,7 +18,7 @@ from duocthu_assets.cli import main
 from duocthu_assets.inbox import doc_id_for
 from duocthu_assets.instance import open_instance
 from duocthu_assets.model import SCHEMA_VERSION
-from duocthu_assets.storage import SCHEMA_VERSION_KEY
+from duocthu_assets.schemas import SCHEMA_VERSION_KEY
 
 from .conftest import CORPUS
 from .docgen import make_docx, make_scanned_pdf, make_text_pdf, make_xlsx

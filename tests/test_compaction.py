@@ -18,7 +18,8 @@ import pytest
 
 from duocthu_assets import compaction
 from duocthu_assets.compaction import PARTS, CompactionError, compact, compact_asset, part_name, part_of, tables_glob
-from duocthu_assets.storage import SCHEMAS, Warehouse, embeddings_schema, table_from_rows
+from duocthu_assets.schemas import SCHEMAS, embeddings_schema, table_from_rows
+from duocthu_assets.warehouse import Warehouse
 
 
 # -- synthetic per-document files ------------------------------------------------

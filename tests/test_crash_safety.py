@@ -68,7 +68,7 @@ def interrupt(path):
     time.sleep(3600)  # SIGKILL arrives here
 
 # a file written alone is made durable by fsync; a step's files together by
-# one syncfs (duocthu_assets.storage.write_many_bytes_atomic): either way,
+# one syncfs (duocthu_assets.warehouse.write_many_bytes_atomic): either way,
 # the first chunks temp file about to be made durable is cut in half
 real_fsync = os.fsync
 def fsync(fd):
@@ -78,7 +78,7 @@ def fsync(fd):
     return real_fsync(fd)
 os.fsync = fsync
 
-import duocthu_assets.storage as storage
+import duocthu_assets.warehouse as storage
 real_syncfs = storage._syncfs
 def syncfs(path):
     if is_chunks_temp(path):

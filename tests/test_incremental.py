@@ -30,7 +30,7 @@ from duocthu_assets.retrieval import Searcher
 from duocthu_assets.retrieval import lexical as lexical_module
 from duocthu_assets.retrieval.index import build_lexical, lexical_path, lexical_documents, load_index, read_lexical
 from duocthu_assets.retrieval.lexical import LexicalIndex, lexical_table
-from duocthu_assets.storage import Warehouse, encode_parquet, stamp_table
+from duocthu_assets.warehouse import Warehouse, encode_parquet, stamp_table
 
 pytestmark = pytest.mark.slow
 
@@ -73,11 +73,9 @@ def test_summary_lists_what_was_built_and_totals_the_rest(grown, monkeypatch):
     assert "5 documents: 4 ok, 1 rejected" in printed
 
     # the next ingest builds nothing: every document is summarized from the registry, no Parquet read
-    from duocthu_assets import storage
-
     reads: list[str] = []
-    real_read = storage.Warehouse.read_table
-    monkeypatch.setattr(storage.Warehouse, "read_table", lambda self, asset, doc_id=None: reads.append(asset) or real_read(self, asset, doc_id))
+    real_read = Warehouse.read_table
+    monkeypatch.setattr(Warehouse, "read_table", lambda self, asset, doc_id=None: reads.append(asset) or real_read(self, asset, doc_id))
     again, printed = _ingest(inbox, warehouse)
     assert not any(d.rebuilt for d in again.documents)
     assert [a for a in reads if a in ("raw_documents", "parsed_documents", "chunks", "embeddings")] == []

@@ -23,8 +23,8 @@ from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventL
 from duocthu_assets.cli import main
 from duocthu_assets.ingest import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, ingest, plan_runs, split_evenly
 from duocthu_assets.instance import dagster_home_for, open_instance
-from duocthu_assets import storage
-from duocthu_assets.storage import Warehouse
+from duocthu_assets import warehouse as storage
+from duocthu_assets.warehouse import Warehouse
 
 from .docgen import make_scanned_pdf
 from .test_backbone import _tree_digest

@@ -213,8 +213,8 @@ def test_ingest_under_the_legal_profile_files_every_chunk_under_one_article(tmp_
     import duckdb
 
     from duocthu_assets.cli import main
-    from duocthu_assets.search import answer, format_hits
-    from duocthu_assets.storage import Warehouse
+    from duocthu_assets.retrieval import answer, format_hits
+    from duocthu_assets.warehouse import Warehouse
 
     inbox = tmp_path / "inbox" / "laws"
     inbox.mkdir(parents=True)
@@ -249,7 +249,7 @@ def test_a_file_named_on_the_command_line_takes_its_folders_collection_toml(tmp_
     was named, so that folder's profile applies (it was the corpus folder's
     defaults, i.e. generic, when the link was resolved first)."""
     from duocthu_assets.inbox import Registry, register_files, scan
-    from duocthu_assets.storage import Warehouse
+    from duocthu_assets.warehouse import Warehouse
 
     elsewhere = tmp_path / "corpus"
     elsewhere.mkdir()

@@ -194,7 +194,7 @@ def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypa
 
     from duocthu_assets.assets import parsing
     from duocthu_assets.cli import main
-    from duocthu_assets.storage import table_from_rows
+    from duocthu_assets.schemas import table_from_rows
 
     inbox = tmp_path / "inbox"
     inbox.mkdir()

@@ -143,7 +143,7 @@ def register_samples() -> list[str]:
     import dagster as dg
 
     from duocthu_assets.inbox import Registry, register_files, scan
-    from duocthu_assets.storage import Warehouse
+    from duocthu_assets.warehouse import Warehouse
 
     registry = Registry(Warehouse(WAREHOUSE))
     found = scan([str(SAMPLES)])

@@ -10,10 +10,10 @@ import json
 import pytest
 
 from duocthu_assets.cli_search import add_search_parser
-from duocthu_assets.embed.base import make_embedder
+from duocthu_assets.embed.factory import make_embedder
 from duocthu_assets.embed.reuse import embed_chunks, embeddings_table
 from duocthu_assets.model import SCHEMA_VERSION
-from duocthu_assets.search import (
+from duocthu_assets.retrieval import (
     WITHHELD,
     Hit,
     HitAttachment,
@@ -27,7 +27,8 @@ from duocthu_assets.search import (
     search,
     withhold_numbers,
 )
-from duocthu_assets.storage import Warehouse, table_from_rows
+from duocthu_assets.schemas import table_from_rows
+from duocthu_assets.warehouse import Warehouse
 
 DRUG = "AMPICILIN VÀ SULBACTAM"
 DOSING = "Liều lượng và cách dùng"

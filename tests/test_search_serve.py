@@ -181,7 +181,7 @@ def test_the_index_is_read_once_and_again_when_it_is_rematerialized(warehouse, e
 
 
 def test_module_level_search_stays_warm_and_follows_the_file(warehouse, embedder):
-    from duocthu_assets import search as legacy  # the shim keeps older imports working
+    from duocthu_assets import retrieval as legacy  # the module-level functions
     from duocthu_assets.retrieval.searcher import searcher_for
 
     before = searcher_for(warehouse).loads
@@ -216,7 +216,7 @@ def test_hybrid_is_reproducible_and_ranks_by_fused_score(warehouse, embedder):
 
 
 def test_rebuild_reuses_unchanged_documents_and_is_byte_identical(warehouse, embedder, monkeypatch):
-    from duocthu_assets.storage import Warehouse, encode_parquet, stamp_table
+    from duocthu_assets.warehouse import Warehouse, encode_parquet, stamp_table
 
     from .test_search import FORMULARY, _store
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from checks.registry import RULES_BY_ASSET
-from duocthu_assets.storage import Warehouse
+from duocthu_assets.warehouse import Warehouse
 from tests.docgen import make_scanned_pdf, make_xlsx
 from tests.ui_helpers import (
     ASSET_CHECKS,

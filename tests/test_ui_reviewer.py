@@ -6,7 +6,7 @@ need OCR per document (parsed_documents). The end-to-end test
 from __future__ import annotations
 
 from duocthu_assets.assets.parsing import _blocks_by_shape, _pages_needing_ocr
-from duocthu_assets.storage import SCHEMAS, table_from_rows
+from duocthu_assets.schemas import SCHEMAS, table_from_rows
 
 
 def _row(asset: str, **values) -> dict:

@@ -17,7 +17,8 @@ from duocthu_assets.definitions import MAX_CONCURRENT_ENV, build_definitions
 from duocthu_assets.instance import dagster_home_for, dagster_yaml, ensure_dagster_home
 from duocthu_assets.model import SCHEMA_VERSION
 from duocthu_assets.resources import ParquetWarehouseIOManager
-from duocthu_assets.storage import SCHEMA_VERSION_KEY, Warehouse, table_from_rows
+from duocthu_assets.schemas import SCHEMA_VERSION_KEY, table_from_rows
+from duocthu_assets.warehouse import Warehouse
 
 DOCS = ["a.pdf", "b.docx", "c.xlsx"]
 

@@ -79,7 +79,7 @@ def register_documents(place: UiPlace, folder: Path) -> list[str]:
     import dagster as dg
 
     from duocthu_assets.inbox import Registry, discover, register_files
-    from duocthu_assets.storage import Warehouse
+    from duocthu_assets.warehouse import Warehouse
 
     registry = Registry(Warehouse(str(place.warehouse)))
     records = register_files(registry, discover([folder]))

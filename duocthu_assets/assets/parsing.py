@@ -10,7 +10,7 @@ from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import ParseJob, parse_many, parsed_tables
 from ..version import code_version
-from ..storage import first_row
+from ..schemas import first_row
 from .partitions import documents, one_run_per_batch, settings_for
 
 PARSE_WORKERS = 2

@@ -8,7 +8,7 @@ from .. import progress
 from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..sources import REMOVED, describe_source, retire_derived
-from ..storage import table_from_rows
+from ..schemas import table_from_rows
 from ..version import code_version
 from .partitions import documents, one_run_per_batch
 
@@ -29,7 +29,10 @@ def raw_documents(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
     statuses: dict[str, int] = {}
     keys = context.partition_keys
     for i, doc_id in enumerate(keys, 1):
-        row = describe_source(wh, registry.records.get(doc_id), doc_id)
+        record = registry.records.get(doc_id)
+        row = describe_source(wh, record, doc_id)
+        if record is not None:  # what the document is built with, shown on its materialization in the UI
+            context.add_asset_metadata({"settings": dg.MetadataValue.json(record.settings)}, partition_key=doc_id)
         if row["status"] == REMOVED:
             retired = retire_derived(wh, doc_id)
             context.log.info(f"{doc_id}: removed from the inbox; cleaned up {retired or 'nothing'}")

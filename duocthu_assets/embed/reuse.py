@@ -49,7 +49,8 @@ import pyarrow.parquet as pq
 
 from ..model import SCHEMA_VERSION
 from ..step_failures import StepFailed
-from ..storage import SCHEMA_VERSION_KEY, TMP_SUFFIX, Warehouse, embeddings_schema, parquet_from_bytes, table_from_rows
+from ..schemas import SCHEMA_VERSION_KEY, embeddings_schema, table_from_rows
+from ..warehouse import TMP_SUFFIX, Warehouse, parquet_from_bytes
 from .base import Embedder, EmbeddingError
 
 CACHE_DIR = "embedding_cache"
@@ -358,7 +359,7 @@ def embed_chunks(
     ``chunk_rows``: the ``chunks`` table of one document, or its rows (dicts
     with at least doc_id, chunk_id, text, content_hash). Each content_hash
     must be the sha256 of the text (checked: a mismatch raises). Returns rows
-    of :func:`~duocthu_assets.storage.embeddings_schema` (``vector`` as a
+    of :func:`~duocthu_assets.schemas.embeddings_schema` (``vector`` as a
     float32 numpy row) and :class:`EmbedStats`. The vector of a text is the
     same bytes whether computed in this call or reused.
     """

@@ -7,7 +7,7 @@ configuration's overrides — ``collection.toml`` accepts every field of
 :class:`~duocthu_assets.settings.Settings`, so no pipeline code changes for an
 eval run), and ingested one document at a time into that run's own warehouse
 (``runs/<label>/warehouse``), so each document's wall time is measured alone.
-Queries are then answered by :func:`duocthu_assets.search.search` over that
+Queries are then answered by :func:`duocthu_assets.retrieval.search` over that
 warehouse's index: the whole collection, as a user would search it, ranked
 by the default search mode or the configuration's ``search=`` (which needs no
 rebuild: such a configuration reuses the baseline's warehouse).
@@ -122,6 +122,8 @@ def _toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, dict):  # a table such as [pdf], written inline
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
     return json.dumps(str(value), ensure_ascii=False)
 
 
@@ -244,8 +246,8 @@ def run_collection(
     with warnings.catch_warnings():  # Dagster's beta/preview notices about our own definitions
         warnings.simplefilter("ignore")
         from ..ingest import ingest  # Dagster is imported only when a collection is built
-    from ..search import SearchError, search
-    from ..storage import Warehouse
+    from ..retrieval import SearchError, search
+    from ..warehouse import Warehouse
 
     started = time.monotonic()
     collection_dir = Path(collection_dir)
@@ -303,7 +305,8 @@ def run_collection(
 
     warehouse = Warehouse(wh_dir)
     if embedder is None and any(g.queries for g, _ in present):
-        from ..embed.base import EmbedderConfig, make_embedder
+        from ..embed.base import EmbedderConfig
+        from ..embed.factory import make_embedder
 
         embedder = make_embedder(EmbedderConfig.from_env())
     for gold, _ in present:

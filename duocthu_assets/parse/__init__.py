@@ -32,7 +32,10 @@ def parse_document(data: bytes, fmt: Format, settings: Settings) -> ParsedDocume
     if module_name is None:
         raise DocumentRejected(f"no parser for format {fmt.value}")
     parser = importlib.import_module(module_name)
-    parsed: ParsedDocument = parser.parse(data, settings)
+    if fmt is Format.PDF:  # the PDF stage's own settings, nested in the document's
+        parsed: ParsedDocument = parser.parse(data, settings, settings.pdf)
+    else:
+        parsed = parser.parse(data, settings)
     segments = assign_sections(parsed.segments)
     canonical, segments = assemble(segments)
     parsed.segments = segments

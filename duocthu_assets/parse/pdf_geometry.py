@@ -43,14 +43,6 @@ def expand(b: BBox, pad: float) -> BBox:
     return (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad)
 
 
-def x_overlap(a: BBox, b: BBox) -> float:
-    return min(a[2], b[2]) - max(a[0], b[0])
-
-
-def y_overlap(a: BBox, b: BBox) -> float:
-    return min(a[3], b[3]) - max(a[1], b[1])
-
-
 def free_intervals(spans: Iterable[tuple[float, float]], lo: float, hi: float, min_width: float) -> list[tuple[float, float]]:
     """Given occupied intervals, return the gaps of at least ``min_width``
     strictly between occupied parts (not the margins) within [lo, hi]."""

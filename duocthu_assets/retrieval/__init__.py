@@ -2,7 +2,6 @@
 (:mod:`.query`), the answer layer's obligations (:mod:`.answer`), the warm
 Python API (:mod:`.searcher`) and the HTTP server (:mod:`.server`).
 
-``duocthu_assets.search`` re-exports the same names for older imports.
 Nothing here imports Dagster.
 """
 

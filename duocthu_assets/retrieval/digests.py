@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 
-from ..storage import Warehouse
+from ..warehouse import Warehouse
 
 CACHE_NAME = "duocthu-file-digests.json"
 

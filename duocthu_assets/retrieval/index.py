@@ -30,7 +30,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..model import SCHEMA_VERSION
-from ..storage import SCHEMAS, SchemaVersionError, Warehouse, encode_parquet, parquet_from_bytes, stamp_table
+from ..schemas import SCHEMAS
+from ..warehouse import SchemaVersionError, Warehouse, encode_parquet, parquet_from_bytes, stamp_table
 from .digests import FileDigests
 
 if TYPE_CHECKING:

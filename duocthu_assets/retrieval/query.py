@@ -29,7 +29,7 @@ from typing import Any, Literal, Sequence, get_args
 import numpy as np
 from upath import UPath
 
-from ..storage import Warehouse
+from ..warehouse import Warehouse
 from ..textnorm import normalize_nfc, normalize_persian
 from .index import LoadedIndex
 

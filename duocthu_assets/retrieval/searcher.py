@@ -24,7 +24,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..embed.base import Embedder
-from ..storage import Warehouse
+from ..warehouse import Warehouse
 from .answer import Answer, answer_payload, format_hits, render_answer
 from .index import INDEX_ASSET, LoadedIndex, SearchError, file_stamp, load_index
 from .query import RRF_K, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
@@ -59,7 +59,8 @@ class Searcher:
         if self._embedder is None:
             with self._lock:
                 if self._embedder is None:
-                    from ..embed.base import EmbedderConfig, make_embedder
+                    from ..embed.base import EmbedderConfig
+                    from ..embed.factory import make_embedder
 
                     self._embedder = make_embedder(EmbedderConfig.from_env())
         return self._embedder
@@ -163,7 +164,7 @@ def notes_for(index: LoadedIndex, mode: SearchMode) -> list[str]:
     return notes
 
 
-# -- the module-level functions (kept from duocthu_assets.search) ----------------------
+# -- the module-level functions ---------------------------------------------------------
 
 _CACHE_SIZE = 4
 _searchers: "OrderedDict[str, Searcher]" = OrderedDict()

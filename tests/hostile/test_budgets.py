@@ -31,7 +31,7 @@ from duocthu_assets.embed.reuse import EmbedBudget, EmbeddingBudgetExceeded, emb
 from duocthu_assets.instance import open_instance
 from duocthu_assets.model import Segment, SegmentKind
 from duocthu_assets.settings import Settings
-from duocthu_assets.storage import Warehouse
+from duocthu_assets.warehouse import Warehouse
 
 from . import makers
 

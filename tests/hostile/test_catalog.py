@@ -22,7 +22,7 @@ import pytest
 from duocthu_assets.cli import main
 from duocthu_assets.inbox import Registry
 from duocthu_assets.instance import open_instance
-from duocthu_assets.storage import Warehouse
+from duocthu_assets.warehouse import Warehouse
 
 from . import makers
 from .cases import CASES, COLLECTION_TOML, NON_UTF8_NAME, OK, SECRET, Case

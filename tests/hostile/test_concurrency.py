@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.inbox import Registry, discover, register_files
-from duocthu_assets.storage import Warehouse
+from duocthu_assets.warehouse import Warehouse
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,10 +11,10 @@ import sqlite3
 
 import pytest
 
-from duocthu_assets import storage
+from duocthu_assets import warehouse as storage
 from duocthu_assets.cli import main
 from duocthu_assets.ingest import disk_full_message
-from duocthu_assets.storage import DiskFullError, Warehouse, remove_stale_temp_files
+from duocthu_assets.warehouse import DiskFullError, Warehouse, remove_stale_temp_files
 
 
 def _enospc(*args, **kwargs):

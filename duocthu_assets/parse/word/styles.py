@@ -1,0 +1,90 @@
+"""Paragraph styles: which make headings (and at what level) and which make
+lists, through the ``basedOn`` chain."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+from .package import W_VAL, int_or_none, w
+
+_HEADING_NAME = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+_HEADING_ID = re.compile(r"^Heading([1-9])$")
+BODY_TEXT_OUTLINE = 9
+
+
+@dataclass(frozen=True)
+class Style:
+    name: str
+    based_on: str | None
+    outline: int | None
+    numbered: bool
+
+
+class Styles:
+    """Paragraph styles: which make headings (and at what level) and lists."""
+
+    def __init__(self, root: etree._Element | None):
+        self.styles: dict[str, Style] = {}
+        self.default: str | None = None
+        self._levels: dict[str | None, int | None] = {}
+        if root is None:
+            return
+        for s in root.iter(w("style")):
+            if s.get(w("type"), "paragraph") != "paragraph":
+                continue
+            sid = s.get(w("styleId"), "")
+            name_el, based_el = s.find(w("name")), s.find(w("basedOn"))
+            outline_el = s.find(f"{w('pPr')}/{w('outlineLvl')}")
+            num_el = s.find(f"{w('pPr')}/{w('numPr')}/{w('numId')}")
+            self.styles[sid] = Style(
+                name=name_el.get(W_VAL, "") if name_el is not None else sid,
+                based_on=based_el.get(W_VAL) if based_el is not None else None,
+                outline=int_or_none(outline_el.get(W_VAL)) if outline_el is not None else None,
+                numbered=num_el is not None and num_el.get(W_VAL) not in ("0", None),
+            )
+            if s.get(w("default")) in ("1", "true", "on"):
+                self.default = sid
+
+    def chain(self, style_id: str | None) -> list[tuple[str, Style]]:
+        out, seen = [], set()
+        sid = style_id or self.default
+        while sid and sid in self.styles and sid not in seen and len(out) < 32:
+            seen.add(sid)
+            out.append((sid, self.styles[sid]))
+            sid = self.styles[sid].based_on
+        return out
+
+    def heading_level(self, style_id: str | None) -> int | None:
+        """Level 1..9 when the style is (or derives from) Heading N or Title."""
+        if style_id not in self._levels:
+            self._levels[style_id] = self._heading_level(style_id)
+        return self._levels[style_id]
+
+    def _heading_level(self, style_id: str | None) -> int | None:
+        outline: int | None = None
+        for sid, style in self.chain(style_id):
+            if outline is None and style.outline is not None:
+                outline = style.outline
+            builtin = _builtin_heading(sid, style.name)
+            if builtin is not None:
+                if outline is None:
+                    return builtin
+                break
+        if outline is None:
+            return None
+        return None if outline >= BODY_TEXT_OUTLINE else outline + 1
+
+    def numbered(self, style_id: str | None) -> bool:
+        return any(style.numbered for _, style in self.chain(style_id))
+
+
+def _builtin_heading(style_id: str, name: str) -> int | None:
+    match = _HEADING_NAME.match(name.strip()) or _HEADING_ID.match(style_id)
+    if match:
+        return int(match.group(1))
+    if name.strip().lower() == "title" or style_id == "Title":
+        return 1
+    return None
