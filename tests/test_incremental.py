@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from duocthu_assets.embed.base import make_embedder
+from duocthu_assets.embed.factory import make_embedder
 from duocthu_assets.gates import StatusCache, _query_statuses, check_statuses
 from duocthu_assets.inbox import Registry
 from duocthu_assets.ingest import ingest
