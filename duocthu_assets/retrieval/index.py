@@ -407,7 +407,8 @@ def build_lexical(warehouse: Warehouse, index: pa.Table, *, reuse: bool = True) 
         parts.append(lexical_table(fresh.column("doc_id").to_pylist(), fresh.column("chunk_index").to_pylist(), lexical_documents(fresh)))
     table = pa.concat_tables(parts).combine_chunks() if parts else LEXICAL_SCHEMA.empty_table()
     if keep:
-        table = table.sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")])
+        # one chunk per column, list children named as a fresh build names them: the same bytes as a full rebuild
+        table = table.sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")]).cast(LEXICAL_SCHEMA).combine_chunks()
         if not _aligned(table, index):
             return build_lexical(warehouse, index, reuse=False)
     metadata = dict(index.schema.metadata or {})
