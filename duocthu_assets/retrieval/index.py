@@ -408,12 +408,29 @@ def build_lexical(warehouse: Warehouse, index: pa.Table, *, reuse: bool = True) 
         parts.append(lexical_table(fresh.column("doc_id").to_pylist(), fresh.column("chunk_index").to_pylist(), lexical_documents(fresh)))
     table = pa.concat_tables(parts).combine_chunks() if parts else LEXICAL_SCHEMA.empty_table()
     if keep:
-        table = table.sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")])
+        # one chunk per column, list children named as a fresh build names them: the same bytes as a full rebuild
+        table = _without_validity(table.sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")]).cast(LEXICAL_SCHEMA).combine_chunks())
         if not _aligned(table, index):
             return build_lexical(warehouse, index, reuse=False)
     metadata = dict(index.schema.metadata or {})
     metadata[_META_LEXICAL_OF] = index_key(index.schema).encode()
     return table.replace_schema_metadata(metadata)
+
+
+def _without_validity(table: pa.Table) -> pa.Table:
+    """``table`` with no all-valid null bitmap on its flat columns (rows read
+    back from Parquet carry one, freshly built ones do not, and the Parquet
+    writer's bytes differ by it)."""
+    columns = []
+    for column in table.columns:
+        chunks = []
+        for chunk in column.chunks:
+            buffers = chunk.buffers()
+            if chunk.null_count == 0 and buffers[0] is not None and not pa.types.is_nested(chunk.type):
+                chunk = pa.Array.from_buffers(chunk.type, len(chunk), [None, *buffers[1:]], offset=chunk.offset)
+            chunks.append(chunk)
+        columns.append(pa.chunked_array(chunks, type=column.type))
+    return pa.Table.from_arrays(columns, schema=table.schema)
 
 
 def write_lexical(warehouse: Warehouse, table: pa.Table) -> None:

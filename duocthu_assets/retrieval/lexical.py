@@ -41,6 +41,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..model import SCHEMA_VERSION
 from ..textnorm import normalize_persian
 
 _DIGITS = str.maketrans({**{chr(0x06F0 + i): str(i) for i in range(10)}, **{chr(0x0660 + i): str(i) for i in range(10)}})
@@ -57,6 +58,7 @@ LEXICAL_SCHEMA = pa.schema(
         ("terms", pa.list_(pa.string())),  # distinct terms, sorted
         ("counts", pa.list_(pa.int32())),  # how often each occurs
         ("length", pa.int32()),  # terms in the chunk (with repeats): BM25's document length
+        ("schema_version", pa.int32()),  # as every Parquet file of the warehouse carries it
     ]
 )
 
@@ -156,6 +158,7 @@ def lexical_table(doc_ids: Sequence[str], chunk_indexes: Sequence[int], document
             pa.array([a[0] for a in analyzed], pa.list_(pa.string())),
             pa.array([a[1] for a in analyzed], pa.list_(pa.int32())),
             pa.array([a[2] for a in analyzed], pa.int32()),
+            pa.array([SCHEMA_VERSION] * len(analyzed), pa.int32()),
         ],
         schema=LEXICAL_SCHEMA,
     )
