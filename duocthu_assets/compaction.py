@@ -40,6 +40,7 @@ import hashlib
 import io
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -215,7 +216,7 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
         probe = os.path.join(out_dir, temp_name(MARKER_NAME))
         try:
             open(probe, "wb").close()  # this compaction's start, on the file system's own clock
-            started = os.stat(probe).st_mtime_ns
+            started = _clock_past(probe, os.stat(probe).st_mtime_ns)
             since, listed = _read_marker(marker)
             if since is not None and _unchanged_since(source_dir, since):
                 report.documents = None
@@ -266,6 +267,21 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
         report.changed = changed
         report.gone = gone
     return report
+
+
+def _clock_past(probe: str, start: int) -> int:
+    """The file system's clock once it has moved past ``start``. Its
+    timestamps are coarse (a few ms on Linux): a file written in the same
+    tick just before this compaction began would otherwise read as changed
+    to the next one. Files are read only after this returns, so whatever
+    changes later has a later timestamp."""
+    for _ in range(2000):
+        os.utime(probe)  # now, on the file system's clock
+        now = os.stat(probe).st_mtime_ns
+        if now > start:
+            return now
+        time.sleep(0.0005)
+    return start
 
 
 def _unchanged_since(folder: str, since: int) -> bool:

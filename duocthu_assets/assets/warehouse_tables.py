@@ -45,6 +45,9 @@ def warehouse_tables(context: dg.AssetExecutionContext, warehouse: WarehouseReso
         except CompactionError as exc:  # the other assets are still compacted
             failed[asset] = str(exc)
             context.log.error(f"warehouse_tables: {exc}")
+        except OSError as exc:  # a full disk: this asset's tables keep their last whole state
+            failed[asset] = f"{asset}: not compacted: {exc}"
+            context.log.error(f"warehouse_tables: {exc}")
     message = "; ".join(failed.values()) if failed else f"{len(reports)} assets compacted"
     return dg.MaterializeResult(
         metadata={

@@ -412,7 +412,10 @@ def build_lexical(warehouse: Warehouse, index: pa.Table, *, reuse: bool = True) 
         table = _without_validity(table.sort_by([("doc_id", "ascending"), ("chunk_index", "ascending")]).cast(LEXICAL_SCHEMA).combine_chunks())
         if not _aligned(table, index):
             return build_lexical(warehouse, index, reuse=False)
-    metadata = dict(index.schema.metadata or {})
+    # the index's own keys only, in its order: the schema version and asset
+    # stamps are added on writing, so a fresh and an incremental build (whose
+    # index was, or was not, read back stamped) give the same bytes
+    metadata = {k: v for k, v in (index.schema.metadata or {}).items() if k.startswith(b"duocthu.search_index.")}
     metadata[_META_LEXICAL_OF] = index_key(index.schema).encode()
     return table.replace_schema_metadata(metadata)
 
@@ -434,8 +437,10 @@ def _without_validity(table: pa.Table) -> pa.Table:
 
 
 def write_lexical(warehouse: Warehouse, table: pa.Table) -> None:
-    """Write ``lexical.parquet`` (atomically; the same table, the same bytes)."""
-    warehouse.write_bytes_atomic(lexical_path(warehouse), encode_parquet(stamp_table(INDEX_ASSET, table)))
+    """Write ``lexical.parquet`` (atomically; the same table, the same bytes:
+    one chunk per column, so an incremental build — previous rows joined to
+    the changed documents' — is laid out in pages as a full rebuild is)."""
+    warehouse.write_bytes_atomic(lexical_path(warehouse), encode_parquet(stamp_table(INDEX_ASSET, table.combine_chunks())))
 
 
 def lexical_for(warehouse: Warehouse | None, key: str, rows: pa.Table) -> pa.Table | None:
