@@ -254,7 +254,8 @@ def disk_full_message(exc: BaseException, warehouse_root: str) -> str | None:
             full = full or "disk is full" in text or ("disk i/o error" in text and free is not None and free < 64 << 20)
         if full:
             room = f" ({free // (1 << 20):,} MiB free now)" if free is not None else ""
-            return (f"no space left on device while writing the warehouse {warehouse_root}{room}: {str(error).splitlines()[0]} — "
+            said = str(error).splitlines()[0].split(" — free some space")[0]  # a DiskFullError already advises: once is enough
+            return (f"no space left on device while writing the warehouse {warehouse_root}{room}: {said} — "
                     "free some space (or move the warehouse to a larger disk) and run the same ingest again; what was "
                     "written is complete, and the documents not recorded as built are built again")
         error = error.__cause__ or error.__context__
