@@ -170,7 +170,7 @@ def _document_files(folder: str) -> dict[str, int]:
     return found
 
 
-def _read_document(path: str) -> pa.Table | None:
+def _read_table(path: str) -> pa.Table | None:
     try:
         with open(path, "rb") as fh:
             data = fh.read()
@@ -235,14 +235,14 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
             files: dict[str, bytes] = {}
             for part in affected:
                 target = os.path.join(out_dir, part_name(part))
-                previous = _read_part(target) if part not in rebuild else None
+                previous = _read_table(target) if part not in rebuild else None
                 old_pieces = split_by_document(previous) if previous is not None else {}
                 pieces: dict[str, pa.Table] = {}
                 for doc_id in by_part.get(part, []):
                     if doc_id in old_pieces and doc_id not in changed:
                         pieces[doc_id] = old_pieces[doc_id]
                         continue
-                    table = _read_document(os.path.join(source_dir, f"{doc_id}.parquet"))
+                    table = _read_table(os.path.join(source_dir, f"{doc_id}.parquet"))
                     if table is None:  # deleted since it was listed: it leaves
                         current.pop(doc_id)
                     else:
@@ -310,17 +310,6 @@ def _read_marker(marker: str) -> tuple[int | None, list[str]]:
 def compact(warehouse: Warehouse, assets: tuple[str, ...] = COMPACTED_ASSETS, parts: int = PARTS) -> dict[str, AssetCompaction]:
     """:func:`compact_asset` for each asset."""
     return {asset: compact_asset(warehouse, asset, parts) for asset in assets}
-
-
-def _read_part(path: str) -> pa.Table | None:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        return None
-    table = parquet_from_bytes(data)
-    check_schema_version(table, path)
-    return table
 
 
 def _existing_schema(path: str) -> pa.Schema | None:

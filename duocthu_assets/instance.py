@@ -171,25 +171,25 @@ def _set_up(home: Path, stamp: str) -> bool:
         return False
 
 
+def _has_rows(database: Path, table: str) -> bool:
+    """Whether ``table`` of this SQLite database holds a row (read-only; an
+    unreadable database or a missing table: no)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)) as conn:
+            return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] > 0
+    except sqlite3.Error:
+        return False
+
+
 def _stamped(database: Path) -> bool:
     """Whether Dagster finished creating this SQLite database (it stamps the
     schema revision last)."""
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)) as conn:
-            return conn.execute("SELECT count(*) FROM alembic_version").fetchone()[0] > 0
-    except sqlite3.Error:
-        return False
+    return _has_rows(database, "alembic_version")
 
 
 def _has_runs(home: Path) -> bool:
     database = home / "history" / "runs.db"
-    if not database.exists() or not _stamped(database):
-        return False
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)) as conn:
-            return conn.execute("SELECT count(*) FROM runs").fetchone()[0] > 0
-    except sqlite3.Error:
-        return False
+    return database.exists() and _stamped(database) and _has_rows(database, "runs")
 
 
 def _remove_database(database: Path) -> None:
