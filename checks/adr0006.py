@@ -360,14 +360,7 @@ def attachment_without_printed_page(rows: DocumentRows) -> RuleResult:
 
 
 def _rule(number: int, name: str, evaluate, needs: Iterable[str] = ("chunks", "blocks")) -> Rule:
-    doc = (evaluate.__doc__ or "").strip().split("\n\n")[0]
-    return Rule(
-        name=f"adr0006_{number:02d}_{name}",
-        asset=ASSET,
-        description=f"ADR 0006 invariant {number}: {' '.join(doc.split())}",
-        evaluate=evaluate,
-        needs=tuple(needs),
-    )
+    return Rule.of(f"adr0006_{number:02d}_{name}", ASSET, evaluate, needs, prefix=f"ADR 0006 invariant {number}: ")
 
 
 ADR0006_RULES: list[Rule] = [

@@ -329,8 +329,7 @@ def document_settings(warehouse: Any, doc_id: str) -> Settings | None:
 
 
 def _rule(name: str, evaluate, needs: tuple[str, ...]) -> Rule:
-    doc = (evaluate.__doc__ or "").strip().split("\n\n")[0]
-    return Rule(name=name, asset=ASSET, description=" ".join(doc.split()), evaluate=evaluate, needs=needs)
+    return Rule.of(name, ASSET, evaluate, needs)
 
 
 ADR0018_RULES: list[Rule] = [

@@ -83,14 +83,7 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
 
 
 def _rule(number: int, name: str, evaluate, needs) -> Rule:
-    doc = (evaluate.__doc__ or "").strip()
-    return Rule(
-        name=f"leak_{number:02d}_{name}",
-        asset=ASSET,
-        description=f"Leak detector (issue 15): {' '.join(doc.split())}",
-        evaluate=evaluate,
-        needs=tuple(needs),
-    )
+    return Rule.of(f"leak_{number:02d}_{name}", ASSET, evaluate, needs, prefix="Leak detector (issue 15): ")
 
 
 LEAK_RULES: list[Rule] = [

@@ -72,3 +72,10 @@ class Rule:
     description: str
     evaluate: Callable[[DocumentRows], RuleResult]
     needs: tuple[str, ...] = field(default=())  # which DocumentRows fields it reads
+
+    @classmethod
+    def of(cls, name: str, asset: str, evaluate: Callable[[DocumentRows], RuleResult], needs: Iterable[str], prefix: str = "") -> "Rule":
+        """A rule described by ``prefix`` and the first paragraph of its
+        function's docstring, on one line."""
+        doc = (evaluate.__doc__ or "").strip().split("\n\n")[0]
+        return cls(name=name, asset=asset, description=prefix + " ".join(doc.split()), evaluate=evaluate, needs=tuple(needs))
