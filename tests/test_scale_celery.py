@@ -35,8 +35,8 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 import pytest
 
-from duocthu_assets.ingest import INGEST_ASSETS, ingest
-from duocthu_assets.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, ensure_dagster_home
+from duocthu_assets.runtime.ingest import INGEST_ASSETS, ingest
+from duocthu_assets.runtime.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, ensure_dagster_home
 
 from .scale_services import VENV_BIN, CeleryWorkers, MotoS3, Postgres, Redis, free_port, missing, scratch, spawn, stop, wait_for_port
 
@@ -66,6 +66,9 @@ def local_outputs(root: Path) -> dict[str, bytes]:
 def s3_outputs(fs) -> dict[str, bytes]:
     prefix = f"{BUCKET}/wh/"
     files = {}
+    # s3fs caches directory listings: one taken before a run would hide the
+    # files that run wrote (cat_file's size lookup reads the cached listing)
+    fs.invalidate_cache()
     for key in sorted(fs.find(prefix)):
         relative = key[len(prefix):]
         if relative.split("/", 1)[0] in COMPARED and not relative.rsplit("/", 1)[-1].startswith("."):
