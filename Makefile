@@ -33,7 +33,7 @@ test: setup
 # DAGSTER_HOME inside the warehouse, its dagster.yaml from instance.py.
 # Loopback only (-h 127.0.0.1).
 ui: setup
-	@home=$$($(BIN)/python -c 'import sys; from duocthu_assets.instance import dagster_home_for, ensure_dagster_home; print(ensure_dagster_home(dagster_home_for(sys.argv[1])))' '$(DUOCTHU_WAREHOUSE)') \
+	@home=$$($(BIN)/python -c 'import sys; from duocthu_assets.runtime.instance import dagster_home_for, ensure_dagster_home; print(ensure_dagster_home(dagster_home_for(sys.argv[1])))' '$(DUOCTHU_WAREHOUSE)') \
 	  && echo "DAGSTER_HOME=$$home  DUOCTHU_MAX_CONCURRENT=$(DUOCTHU_MAX_CONCURRENT)  http://127.0.0.1:$${PORT:-3000}" \
 	  && DAGSTER_HOME="$$home" VIRTUAL_ENV="$(abspath $(VENV))" exec $(BIN)/dg dev --use-active-venv --no-check-yaml -h 127.0.0.1 -p $${PORT:-3000}
 

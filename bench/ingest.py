@@ -42,8 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dagster as dg  # noqa: E402
 
 from duocthu_assets.automation import nightly_reingest  # noqa: E402
-from duocthu_assets.ingest import ingest  # noqa: E402
-from duocthu_assets.instance import open_instance  # noqa: E402
+from duocthu_assets.runtime.ingest import ingest  # noqa: E402
+from duocthu_assets.runtime.instance import open_instance  # noqa: E402
 from duocthu_assets.resources import WarehouseResource  # noqa: E402
 
 CSV = "ten_thuoc,gia\nAmoxicilin,1200\nGentamicin,5400\n"
@@ -131,13 +131,13 @@ def measure_samples() -> dict:
 
 
 class _Timed:
-    """Wall time spent in a few functions of ``duocthu_assets.ingest`` during
+    """Wall time spent in a few functions of ``duocthu_assets.runtime.ingest`` during
     one ingest, by wrapping them where ``ingest()`` looks them up."""
 
     NAMES = ("scan", "register_files", "refresh_index_until_current", "summarize", "summarize_unchanged", "remember_outcomes")
 
     def __init__(self):
-        import duocthu_assets.ingest as module
+        import duocthu_assets.runtime.ingest as module
 
         self.module, self.seconds, self.saved = module, {}, {}
 

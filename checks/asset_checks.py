@@ -6,7 +6,7 @@ document (partition) with the evidence as metadata: count, offending ids
 (first 20), pages and the message. A step that covers many documents (one run
 over a batch) fails when any document fails, which skips the downstream step
 for that whole run; `duocthu ingest` then re-runs the downstream assets for the
-documents that passed (see duocthu_assets/ingest.py), so a bad document stops
+documents that passed (see duocthu_assets/runtime/ingest.py), so a bad document stops
 only itself.
 """
 
@@ -24,7 +24,7 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
 
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
-from duocthu_assets.step_failures import read_failures
+from duocthu_assets.runtime.step_failures import read_failures
 from duocthu_assets.schemas import first_row
 from duocthu_assets.warehouse import Warehouse
 
@@ -32,7 +32,7 @@ from .adr0018 import document_settings
 from .rules import DocumentRows, Rule
 
 # tag of a run whose checks evaluate nothing, its value the reason (see
-# duocthu_assets/blocked.py: the checks a blocked document never reached)
+# duocthu_assets/runtime/blocked.py: the checks a blocked document never reached)
 NOT_EVALUATED_TAG = "duocthu/not_evaluated"
 
 _FIELD_ASSETS = {

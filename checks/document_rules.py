@@ -72,7 +72,7 @@ PARSED_RULES = [
     Rule("document_has_text", "parsed_documents", "The document yielded text: nothing is chunked empty.", document_has_text, ("parsed",)),
 ]
 def step_completed(stage: str):
-    """The step's work on this document did not raise (duocthu_assets/step_failures.py):
+    """The step's work on this document did not raise (duocthu_assets/runtime/step_failures.py):
     when it did, the document fails alone, with the reason the step recorded."""
 
     def evaluate(rows: DocumentRows) -> RuleResult:

@@ -12,7 +12,7 @@ import dagster as dg
 from .inbox import Discovery, DocumentRecord, Registry, mark_removed, needs_build, register_files, scan
 from .jobs import BUILD_KEY_TAG, ingest_job, refresh_index_job
 from .assets.partitions import documents
-from .blocked import SETTLES_TAG, settling_requests
+from .runtime.blocked import SETTLES_TAG, settling_requests
 from .resources import WarehouseResource
 from .version import code_version
 

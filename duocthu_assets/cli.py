@@ -11,7 +11,7 @@ from .settings import Profile
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from .ingest import IngestSettingError, disk_full_message, ingest
+    from .runtime.ingest import IngestSettingError, disk_full_message, ingest
 
     try:
         result = ingest(args.paths, args.warehouse, profile=args.profile, show_progress=not args.quiet)

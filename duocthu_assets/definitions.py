@@ -19,7 +19,7 @@ from .assets.review import review
 from .assets.search_index import search_index
 from .assets.warehouse_tables import warehouse_tables
 from .automation import index_after_ingest_failure, index_after_ingest_success, inbox_sensor, nightly_reingest
-from .executor import configured_executor
+from .runtime.executor import configured_executor
 from .jobs import ingest_job, refresh_index_job
 from .resources import EmbedderResource, ParquetWarehouseIOManager, WarehouseResource, default_warehouse_root
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from .isolation import Outcome, run_isolated
+from .runtime.isolation import Outcome, run_isolated
 from .model import SCHEMA_VERSION, Format, ParsedDocument, ParseStatus, SourceStatus
 from .parse import DocumentRejected, ParseFailed, parse_document
 from .rows import _plain, block_from_row, segment_from_row, to_row
 from .settings import Settings
-from .step_failures import StepFailed
+from .runtime.step_failures import StepFailed
 from .schemas import table_from_rows
 from .warehouse import Warehouse
 

@@ -188,7 +188,7 @@ def test_each_rule_blocks_its_document_through_dagster(tmp_path: Path, monkeypat
     assert docs["clean.docx"]["status"] == "ok"
 
     # the settings each document was built with are on its raw_documents materialization (the UI shows them)
-    from duocthu_assets.instance import open_instance
+    from duocthu_assets.runtime.instance import open_instance
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))  # restored after the test; open_instance sets its own
     instance = open_instance(str(tmp_path / "wh"))

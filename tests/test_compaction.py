@@ -252,7 +252,7 @@ def test_ingest_compacts_blocked_documents_stay_as_in_the_files_and_removed_ones
     from duocthu_assets.automation import inbox_sensor
     from duocthu_assets.cli import main
     from duocthu_assets.definitions import build_definitions
-    from duocthu_assets.instance import open_instance
+    from duocthu_assets.runtime.instance import open_instance
     from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
     from duocthu_assets.resources import WarehouseResource
 

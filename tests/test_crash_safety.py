@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.cli import main
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.instance import open_instance
 
 from .hostile.makers import make_text_pdf, make_xlsx, write_good_documents
 

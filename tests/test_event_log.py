@@ -15,7 +15,7 @@ from dagster._core.events.log import EventLogEntry
 from dagster._core.execution.plan.objects import StepSuccessData
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
-from duocthu_assets.event_log import PooledSqliteEventLogStorage
+from duocthu_assets.runtime.event_log import PooledSqliteEventLogStorage
 
 RUN_ID = "0f0e0d0c-0000-4000-8000-000000000001"
 CHECK = dg.AssetCheckKey(dg.AssetKey("chunks"), "chunk_ids_unique")
@@ -119,7 +119,7 @@ def test_a_process_that_ends_without_another_event_still_writes_what_it_held_bac
     script = (
         "import sys; sys.path[:0] = [sys.argv[2]]\n"
         "import tests.test_event_log as t\n"
-        "from duocthu_assets.event_log import PooledSqliteEventLogStorage\n"
+        "from duocthu_assets.runtime.event_log import PooledSqliteEventLogStorage\n"
         "storage = PooledSqliteEventLogStorage(sys.argv[1])  # as an instance holds it, to the end\n"
         "storage.store_event(t._evaluation('a.csv', False))\n"
     )
@@ -131,7 +131,7 @@ def test_a_process_that_ends_without_another_event_still_writes_what_it_held_bac
 def test_a_write_ahead_log_shrinks_back_after_a_checkpoint(tmp_path: Path):
     """Every connection limits what its -wal file keeps after a checkpoint: a
     big burst of events leaves a WAL of at most the limit, not its largest size."""
-    from duocthu_assets.event_log import WAL_SIZE_LIMIT
+    from duocthu_assets.runtime.event_log import WAL_SIZE_LIMIT
 
     base = tmp_path / "runs"
     storage = PooledSqliteEventLogStorage(str(base))

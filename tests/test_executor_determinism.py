@@ -23,8 +23,8 @@ import pytest
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
 from duocthu_assets.inbox import Registry, discover, register_files
-from duocthu_assets.ingest import QUIET
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.ingest import QUIET
+from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from duocthu_assets.warehouse import Warehouse
 

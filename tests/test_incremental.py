@@ -22,10 +22,10 @@ import pyarrow as pa
 import pytest
 
 from duocthu_assets.embed.factory import make_embedder
-from duocthu_assets.gates import StatusCache, _query_statuses, check_statuses
+from duocthu_assets.runtime.gates import StatusCache, _query_statuses, check_statuses
 from duocthu_assets.inbox import Registry
-from duocthu_assets.ingest import ingest
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.ingest import ingest
+from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.retrieval import Searcher
 from duocthu_assets.retrieval import lexical as lexical_module
 from duocthu_assets.retrieval.index import build_lexical, lexical_path, lexical_documents, load_index, read_lexical

@@ -21,8 +21,8 @@ import pytest
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from duocthu_assets.cli import main
-from duocthu_assets.ingest import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, ingest, plan_runs, split_evenly
-from duocthu_assets.instance import dagster_home_for, open_instance
+from duocthu_assets.runtime.ingest import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, ingest, plan_runs, split_evenly
+from duocthu_assets.runtime.instance import dagster_home_for, open_instance
 from duocthu_assets import warehouse as storage
 from duocthu_assets.warehouse import Warehouse
 
@@ -177,7 +177,7 @@ def test_a_file_refused_on_sight_does_not_cut_the_others_range(tmp_path: Path, m
     assert {d.doc_id: d.status for d in result.documents} == {"a.csv": "ok", "b.doc": "rejected", "c.csv": "ok"}
     # registered last, so a.csv and c.csv are one range: one run for them,
     # one for the refused file, one index refresh (a range cut in two: four),
-    # and two that settle the refused file's unreached checks (duocthu_assets/blocked.py)
+    # and two that settle the refused file's unreached checks (duocthu_assets/runtime/blocked.py)
     assert open_instance(str(tmp_path / "wh")).get_dynamic_partitions("documents") == ["a.csv", "c.csv", "b.doc"]
     assert result.runs == 3 + 2
 

@@ -118,7 +118,7 @@ def _browser_print(total: int = 4) -> bytes:
 
 def _rows(data: bytes):
     from checks.rules import DocumentRows
-    from duocthu_assets.isolation import Outcome
+    from duocthu_assets.runtime.isolation import Outcome
     from duocthu_assets.stages import parsed_tables
 
     parsed = parse_document(data, Format.PDF, Settings())

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from duocthu_assets.ingest import ingest
-from duocthu_assets.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, dagster_home_for, open_instance
+from duocthu_assets.runtime.ingest import ingest
+from duocthu_assets.runtime.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, dagster_home_for, open_instance
 
 from .scale_services import Postgres, missing, scratch
 

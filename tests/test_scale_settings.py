@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from duocthu_assets.definitions import build_definitions
-from duocthu_assets.executor import CELERY_BROKER_ENV, EXECUTOR_ENV, ExecutorSettingError, configured_executor
-from duocthu_assets.instance import POSTGRES_URL_ENV, InstanceSettingError, dagster_yaml, postgres_url
+from duocthu_assets.runtime.executor import CELERY_BROKER_ENV, EXECUTOR_ENV, ExecutorSettingError, configured_executor
+from duocthu_assets.runtime.instance import POSTGRES_URL_ENV, InstanceSettingError, dagster_yaml, postgres_url
 
 
 def test_the_instance_yaml_follows_duocthu_postgres_url(monkeypatch, tmp_path: Path):

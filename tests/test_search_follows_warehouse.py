@@ -16,7 +16,7 @@ from duocthu_assets.automation import inbox_sensor
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
 from duocthu_assets.embed.factory import make_embedder
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB
 from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.retrieval import Searcher

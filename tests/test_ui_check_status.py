@@ -13,7 +13,7 @@ import pytest
 from checks.registry import ALL_RULES
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB
 
 from .docgen import make_docx, make_scanned_pdf, make_xlsx

@@ -143,7 +143,7 @@ def test_graphql_launch_reports_the_failing_blocking_check(served: Served):
     for downstream in ("crops", "chunks", "embeddings"):
         assert latest_materialization(served.server, downstream, SCAN) is None, downstream
 
-    # one document's run executes in the run's own process (duocthu_assets/executor.py)
+    # one document's run executes in the run's own process (duocthu_assets/runtime/executor.py)
     run = served.server.graphql(RUN_MESSAGES, {"runId": served.runs[SCAN]})["runOrError"]
     assert run["__typename"] == "Run" and run["status"] == "FAILURE"
     assert {"key": "dagster/partition", "value": SCAN} in run["tags"]

@@ -1,7 +1,7 @@
 """`make ui`, started for real: `dg dev` (the project pyproject.toml's
 [tool.dg] names, this venv's Python) on 127.0.0.1,
 DAGSTER_HOME inside the warehouse (its dagster.yaml written by
-duocthu_assets/instance.py), the inbox sensor, the run-status sensors and the
+duocthu_assets/runtime/instance.py), the inbox sensor, the run-status sensors and the
 nightly schedule loaded and running, the daemon healthy, the page served."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import dagster as dg
 
 from duocthu_assets.assets.chunks import markdown_preview
 from duocthu_assets.cli import main
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.instance import open_instance
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "inbox" / "formulary"
 

@@ -11,7 +11,7 @@ import dagster as dg
 
 from checks.rules import Rule, RuleResult
 from duocthu_assets.cli import main
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.review import blocked_documents, markdown_table, summary_line
 
 from .docgen import make_docx, make_scanned_pdf, make_xlsx

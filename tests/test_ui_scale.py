@@ -14,7 +14,7 @@ import pytest
 
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.definitions import MAX_CONCURRENT_ENV, build_definitions
-from duocthu_assets.instance import dagster_home_for, dagster_yaml, ensure_dagster_home
+from duocthu_assets.runtime.instance import dagster_home_for, dagster_yaml, ensure_dagster_home
 from duocthu_assets.model import SCHEMA_VERSION
 from duocthu_assets.resources import ParquetWarehouseIOManager
 from duocthu_assets.schemas import SCHEMA_VERSION_KEY, table_from_rows
@@ -137,7 +137,7 @@ def test_dagster_home_lives_in_the_warehouse_and_queues_runs(tmp_path: Path):
 def test_per_run_executor_runs_one_document_in_process_and_a_range_in_processes():
     """Through Dagster's executor machinery: the executor a run gets is chosen
     from the run's tags when it starts."""
-    from duocthu_assets.executor import PerRunExecutor, per_run_executor
+    from duocthu_assets.runtime.executor import PerRunExecutor, per_run_executor
 
     job = build_definitions("memory://x", max_concurrent=3).resolve_job_def("ingest")
     with dg.instance_for_test() as instance:

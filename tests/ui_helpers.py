@@ -54,7 +54,7 @@ class UiPlace:
     home: Path = field(init=False)
 
     def __post_init__(self) -> None:
-        from duocthu_assets.instance import dagster_home_for, ensure_dagster_home
+        from duocthu_assets.runtime.instance import dagster_home_for, ensure_dagster_home
 
         self.warehouse = self.root / "warehouse"
         self.inbox = self.root / "inbox"
@@ -395,7 +395,7 @@ query PartitionStatuses($keys: [AssetKeyInput!]) {
 
 def dagster_webserver(warehouse: Path, port: int, log: Path) -> UiServer:
     """The webserver alone (no daemon) over a warehouse's instance: what the UI reads."""
-    from duocthu_assets.instance import dagster_home_for, ensure_dagster_home
+    from duocthu_assets.runtime.instance import dagster_home_for, ensure_dagster_home
 
     home = ensure_dagster_home(dagster_home_for(str(warehouse)))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DUOCTHU_", "DAGSTER_"))}

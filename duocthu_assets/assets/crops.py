@@ -8,7 +8,7 @@ from .. import progress
 from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import crop_rows, crop_rows_at, run_step_isolated
-from ..step_failures import clear_failure, describe, record_failure
+from ..runtime.step_failures import clear_failure, describe, record_failure
 from ..schemas import first_row, table_from_rows
 from ..version import code_version
 from .partitions import documents, one_run_per_batch, rows, settings_for

@@ -8,7 +8,7 @@ import pyarrow as pa
 from .. import progress
 from ..inbox import Registry
 from ..resources import EmbedderResource, WarehouseResource
-from ..step_failures import clear_failure, describe, record_failure
+from ..runtime.step_failures import clear_failure, describe, record_failure
 from ..version import code_version
 from .partitions import documents, one_run_per_batch, settings_for
 

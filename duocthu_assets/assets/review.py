@@ -8,7 +8,7 @@ import dagster as dg
 from checks.asset_checks import load_document_rows
 from checks.registry import ALL_RULES
 
-from ..gates import check_statuses
+from ..runtime.gates import check_statuses
 from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..review import blocked_documents, markdown_table, summary_line

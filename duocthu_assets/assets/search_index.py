@@ -6,7 +6,7 @@ launch after a run of the ingest job."""
 
 import dagster as dg
 
-from ..gates import passing_documents
+from ..runtime.gates import passing_documents
 from ..inbox import Registry
 from ..resources import EmbedderResource, WarehouseResource
 from ..version import code_version

@@ -48,7 +48,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..model import SCHEMA_VERSION
-from ..step_failures import StepFailed
+from ..runtime.step_failures import StepFailed
 from ..schemas import SCHEMA_VERSION_KEY, embeddings_schema, table_from_rows
 from ..warehouse import TMP_SUFFIX, Warehouse, parquet_from_bytes
 from .base import Embedder, EmbeddingError

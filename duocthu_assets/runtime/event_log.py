@@ -59,7 +59,7 @@ This subclass changes how rows are written, never which rows:
 
 The files and the schema are Dagster's own: an instance written by this class
 is read by the stock class and the other way round. Selected in
-``dagster.yaml`` (see :mod:`duocthu_assets.instance`).
+``dagster.yaml`` (see :mod:`duocthu_assets.runtime.instance`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 import dagster as dg
 
 from checks.registry import ALL_RULES
-from .warehouse import Warehouse
+from ..warehouse import Warehouse
 
 
 @dataclass

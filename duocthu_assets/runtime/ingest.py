@@ -39,19 +39,19 @@ from typing import Iterable, TextIO
 
 import dagster as dg
 
-from . import progress
-from .automation import record_built
+from .. import progress
+from ..automation import record_built
 from .blocked import settle_blocked
-from .definitions import build_definitions
+from ..definitions import build_definitions
 from .gates import passing_documents
-from .inbox import Registry, needs_build, register_files, scan
+from ..inbox import Registry, needs_build, register_files, scan
 from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
-from .jobs import INGEST_JOB, REFRESH_INDEX_JOB
-from .sources import refused_on_sight
-from .schemas import first_row
-from .warehouse import Warehouse, remove_stale_temp_files
-from .version import code_version
+from ..jobs import INGEST_JOB, REFRESH_INDEX_JOB
+from ..sources import refused_on_sight
+from ..schemas import first_row
+from ..warehouse import Warehouse, remove_stale_temp_files
+from ..version import code_version
 
 INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings")
 MAX_ROUNDS = 12
@@ -395,7 +395,7 @@ def index_agrees(instance: dg.DagsterInstance, warehouse: Warehouse) -> bool:
     """Whether ``search_index`` was built from exactly the documents that pass
     now (every active document whose blocking checks all passed), from their
     current chunks and embeddings files."""
-    from .retrieval import index_is_current
+    from ..retrieval import index_is_current
 
     active = sorted(r.doc_id for r in Registry(warehouse).active())
     return index_is_current(warehouse, passing_documents(instance, warehouse, active).passed)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from .warehouse import process_alive
+from ..warehouse import process_alive
 
 MARKER = "# written by duocthu"
 DAGSTER_YAML = MARKER + """: a local instance inside the warehouse
@@ -29,9 +29,9 @@ run_queue:
   max_concurrent_runs: 2
   dequeue_interval_seconds: 2
 # Dagster's SQLite event log (same files, same tables) with its connections
-# kept between events: see duocthu_assets/event_log.py.
+# kept between events: see duocthu_assets/runtime/event_log.py.
 event_log_storage:
-  module: duocthu_assets.event_log
+  module: duocthu_assets.runtime.event_log
   class: PooledSqliteEventLogStorage
   config:
     base_dir: {event_log_dir}

@@ -22,8 +22,8 @@ import contextlib
 import json
 from typing import Any
 
-from .schemas import first_row
-from .warehouse import Warehouse
+from ..schemas import first_row
+from ..warehouse import Warehouse
 
 FOLDER = "step_failures"
 STAGES = ("crops", "chunks", "embeddings")

@@ -72,7 +72,7 @@ def result(tmp_path_factory):
 
     patch.setattr(os, "scandir", scandir)
     patch.setattr(inbox_module, "file_sha256", file_sha256)
-    patch.setattr("duocthu_assets.ingest.scan", scan)
+    patch.setattr("duocthu_assets.runtime.ingest.scan", scan)
     report = tmp / "report.json"
     try:
         code = main(["ingest", str(inbox), str(inbox / "good" / ".." / "good" / "danh_muc.csv"), str(tmp / "no_such_folder"),

@@ -28,7 +28,7 @@ from duocthu_assets.chunking.packing import TooManyChunks, pack_section
 from duocthu_assets.cli import main
 from duocthu_assets.embed import reuse
 from duocthu_assets.embed.reuse import EmbedBudget, EmbeddingBudgetExceeded, embed_chunks, text_hash
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.model import Segment, SegmentKind
 from duocthu_assets.settings import Settings
 from duocthu_assets.warehouse import Warehouse
@@ -209,7 +209,7 @@ def test_a_real_allocation_past_the_budget_comes_back_as_memory_error():
     """The child's MemoryError reaches the parent as one, even when the
     failed frames still hold the memory (pickling the traceback's error there
     used to fail too, and the document read "parser error: RuntimeError")."""
-    from duocthu_assets.isolation import run_isolated
+    from duocthu_assets.runtime.isolation import run_isolated
 
     out = run_isolated(_hoard, [("big", (512,)), ("small", (8,))], timeout_s=120, workers=1, memory_mb=64, jobs_per_child=1)
     assert isinstance(out["big"].error, MemoryError), out["big"]

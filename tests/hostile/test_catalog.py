@@ -21,7 +21,7 @@ import pytest
 
 from duocthu_assets.cli import main
 from duocthu_assets.inbox import Registry
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.warehouse import Warehouse
 
 from . import makers

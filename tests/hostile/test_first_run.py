@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from duocthu_assets.cli import main
-from duocthu_assets.instance import SETUP_DONE, dagster_home_for, open_instance
+from duocthu_assets.runtime.instance import SETUP_DONE, dagster_home_for, open_instance
 
 REPO = Path(__file__).resolve().parents[2]
 

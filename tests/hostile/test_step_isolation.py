@@ -19,7 +19,7 @@ import pytest
 from duocthu_assets.cli import main
 from duocthu_assets.embed import reuse
 from duocthu_assets.assets import chunks as chunks_asset
-from duocthu_assets.instance import open_instance
+from duocthu_assets.runtime.instance import open_instance
 
 from . import makers
 

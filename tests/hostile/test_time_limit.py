@@ -23,7 +23,7 @@ import pytest
 
 from duocthu_assets import stages
 from duocthu_assets.cli import main
-from duocthu_assets.isolation import run_isolated
+from duocthu_assets.runtime.isolation import run_isolated
 
 from .makers import write_good_documents
 
@@ -89,7 +89,7 @@ def test_a_reused_child_loses_only_the_job_it_was_on():
 def test_an_interrupted_run_leaves_no_child_behind(monkeypatch: pytest.MonkeyPatch):
     import multiprocessing
 
-    from duocthu_assets import isolation
+    from duocthu_assets.runtime import isolation
 
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt  # Ctrl-C while the children work
@@ -148,7 +148,7 @@ def test_spinning_and_crashing_parsers_fail_only_their_documents(tmp_path: Path,
 
 ORPHAN_SCRIPT = r"""
 import os, sys, time
-from duocthu_assets.isolation import run_isolated
+from duocthu_assets.runtime.isolation import run_isolated
 
 def job(folder, name):
     with open(os.path.join(folder, name), "w") as fh:

@@ -1,0 +1,10 @@
+"""The runtime wing: how documents are run through Dagster.
+
+``ingest`` plans and launches the runs, ``instance`` sets up the Dagster
+instance (SQLite fast path or PostgreSQL), ``event_log`` is the SQLite event
+log that fast path uses, ``executor`` chooses the run's executor, ``gates``
+and ``blocked`` read check results back, ``isolation`` runs one document's
+work in a child process under its budgets, ``step_failures`` remembers why a
+document failed a step. Everything else in the package is pure (parse,
+chunking, embed, retrieval) or a thin Dagster adapter (assets, checks).
+"""
