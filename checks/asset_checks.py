@@ -15,15 +15,11 @@ from typing import Iterable
 
 import dagster as dg
 
-# not exported by `dagster`, yet AssetCheckEvaluation's public signature takes
-# it: without it a partitioned evaluation is tied to no materialization, and
-# the UI counts every document's result as out of date ("Missing")
-from dagster._core.definitions.asset_checks.asset_check_evaluation import (
-    AssetCheckEvaluationTargetMaterializationData as TargetMaterialization,
-)
-
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
+from duocthu_assets.runtime.dagster_private import (  # not exported by `dagster`: see there
+    AssetCheckEvaluationTargetMaterializationData as TargetMaterialization,
+)
 from duocthu_assets.runtime.step_failures import read_failures
 from duocthu_assets.schemas import first_row
 from duocthu_assets.warehouse import Warehouse

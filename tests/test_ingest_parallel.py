@@ -18,10 +18,10 @@ import dagster as dg
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 
 from duocthu_assets.cli import main
 from duocthu_assets.runtime.ingest import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, ingest, plan_runs, split_evenly
+from duocthu_assets.runtime.dagster_private import SqliteEventLogStorage
 from duocthu_assets.runtime.instance import dagster_home_for, open_instance
 from duocthu_assets import warehouse as storage
 from duocthu_assets.warehouse import Warehouse

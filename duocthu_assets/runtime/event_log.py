@@ -58,8 +58,11 @@ This subclass changes how rows are written, never which rows:
   which opens its own (SQLAlchemy's recipe for pools across ``fork``).
 
 The files and the schema are Dagster's own: an instance written by this class
-is read by the stock class and the other way round. Selected in
-``dagster.yaml`` (see :mod:`duocthu_assets.runtime.instance`).
+is read by the stock class and the other way round
+(tests/test_scale_event_log_contract.py). Selected in ``dagster.yaml`` (see
+:mod:`duocthu_assets.runtime.instance`). Dagster's private names it uses
+come through :mod:`duocthu_assets.runtime.dagster_private`, which lists the
+private methods it overrides or calls.
 """
 
 from __future__ import annotations
@@ -76,18 +79,19 @@ from itertools import groupby
 from typing import Any, Iterator, Sequence
 
 import sqlalchemy as db
-from dagster._core.events import ASSET_EVENTS, DagsterEventType
-from dagster._core.events.log import EventLogEntry
-from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
-from dagster._core.storage.event_log.schema import AssetCheckExecutionsTable, SqlEventLogStorageTable
-from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
-    INDEX_SHARD_NAME,
-    SQLITE_BUSY_TIMEOUT_SECONDS,
-    SqliteEventLogStorage,
-)
-from dagster_shared.serdes import serialize_value
+from dagster import DagsterEventType, EventLogEntry, serialize_value
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
+
+from .dagster_private import (
+    ASSET_EVENTS,
+    INDEX_SHARD_NAME,
+    SQLITE_BUSY_TIMEOUT_SECONDS,
+    AssetCheckExecutionRecordStatus,
+    AssetCheckExecutionsTable,
+    SqlEventLogStorageTable,
+    SqliteEventLogStorage,
+)
 
 KEPT_ENGINES = 8  # the index shard and the few runs being written at once
 PENDING_LIMIT = 2000  # check evaluations held back at most (one step's, usually)

@@ -1,0 +1,84 @@
+"""The one door to Dagster's private API.
+
+No other module of ``duocthu_assets`` or ``checks/`` imports a ``dagster._…``
+(or ``dagster_shared``) name: tests/test_dagster_private.py fails naming any
+file that does. Each name below says why it is needed and what public API
+would replace it. A Dagster release that moves one breaks this import, here,
+at once; one that changes what the custom event log writes fails
+tests/test_scale_event_log_contract.py (Dagster's stock storage must read the
+same runs, materializations and check evaluations).
+
+No test, bench or script imports a private name either: those that need
+Dagster's stock storage class import it from here.
+"""
+
+from __future__ import annotations
+
+# -- the custom SQLite event log (runtime/event_log.py) ---------------------
+# The class it subclasses, its index shard's name and busy timeout. Public
+# replacement: none; Dagster documents choosing a storage in dagster.yaml,
+# not extending one. Without the custom event log, none of these is needed.
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
+    INDEX_SHARD_NAME,
+    SQLITE_BUSY_TIMEOUT_SECONDS,
+    SqliteEventLogStorage,
+)
+
+# The two tables held-back check evaluations are written to with statements
+# built once. Public replacement: ``EventLogStorage.store_event`` (one event,
+# new statements each time: the cost the custom log removes).
+from dagster._core.storage.event_log.schema import AssetCheckExecutionsTable, SqlEventLogStorageTable
+
+# The status written to an ``asset_check_executions`` row. Public
+# replacement: none exported (the strings PLANNED, SUCCEEDED, FAILED).
+from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
+
+# The event types Dagster itself writes as one batch under
+# DAGSTER_EVENT_BATCH_SIZE. Public replacement: the ``dg.DagsterEventType``
+# members listed by hand, which would drift from Dagster's own set.
+from dagster._core.events import ASSET_EVENTS
+
+# -- the checks (checks/asset_checks.py) -----------------------------------
+# The type of ``dg.AssetCheckEvaluation(target_materialization_data=...)``,
+# which ties a partition's evaluation to the materialization it checked
+# (without it the UI shows every document's check as out of date). Public
+# replacement: none; the argument is public, its type is not exported.
+from dagster._core.definitions.asset_checks.asset_check_evaluation import (
+    AssetCheckEvaluationTargetMaterializationData,
+)
+
+__all__ = [
+    "ASSET_EVENTS",
+    "AssetCheckEvaluationTargetMaterializationData",
+    "AssetCheckExecutionRecordStatus",
+    "AssetCheckExecutionsTable",
+    "INDEX_SHARD_NAME",
+    "SQLITE_BUSY_TIMEOUT_SECONDS",
+    "SqlEventLogStorageTable",
+    "SqliteEventLogStorage",
+]
+
+# The private members of ``SqliteEventLogStorage`` runtime/event_log.py
+# overrides or calls (no import names them, so they are listed here; the
+# test checks each still exists on Dagster's class, and that event_log.py
+# relies on no other).
+SQLITE_EVENT_LOG_PRIVATE_MEMBERS = {
+    "_connect": "overridden: one pooled engine per shard, not one engine per statement group",
+    "_store_asset_check_evaluation_planned": "overridden: a planned check's rows with the event serialized once",
+    "_db_lock": "held while a shard's engine is created and its schema made",
+    "_initialized_dbs": "the shards whose schema is made",
+    "_initdb": "makes a shard's schema (Dagster's own tables)",
+    "_event_to_row": "an event's row, exactly as Dagster's store_event writes it",
+    "_event_insert_timestamp": "the timestamp Dagster stores with an event",
+    "_store_asset_event": "updates the asset's own row (last materialization, last run)",
+    "_store_asset_event_tags": "writes an asset event's tags, as store_event does",
+    "_update_asset_check_evaluation": "Dagster's own path for an evaluation with no planned row",
+}
+
+# Not private by name, but undocumented: runtime/gates.py and
+# runtime/blocked.py read ``instance.event_log_storage
+# .get_asset_check_partition_info`` (each check's latest status per
+# document in one query; the public ``instance.event_log_storage`` has no
+# documented reader for it). checks/asset_checks.py spells a check's output
+# name ``<asset>_<check>`` itself; Dagster names it
+# ``dg.AssetCheckSpec.get_python_identifier()``, which it could call instead.
