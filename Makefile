@@ -30,7 +30,8 @@ test: setup
 # The UI, the daemon (inbox sensor, nightly schedule, run queue) and a code
 # server: `dg dev`, the command this Dagster line recommends (it loads the
 # project that pyproject.toml's [tool.dg] names, with this venv's Python);
-# DAGSTER_HOME inside the warehouse, its dagster.yaml from instance.py.
+# DAGSTER_HOME inside the warehouse, its dagster.yaml from
+# duocthu_assets/runtime/instance.py.
 # Loopback only (-h 127.0.0.1).
 ui: setup
 	@home=$$($(BIN)/python -c 'import sys; from duocthu_assets.runtime.instance import dagster_home_for, ensure_dagster_home; print(ensure_dagster_home(dagster_home_for(sys.argv[1])))' '$(DUOCTHU_WAREHOUSE)') \

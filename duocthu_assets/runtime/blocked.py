@@ -3,9 +3,10 @@
 A blocking check that fails for a document fails its step, so its run ends
 FAILURE, and every check planned in that run for the document's later assets
 (chunks, embeddings...) was never evaluated: Dagster resolves such a check as
-*execution failed*, as if the rule itself had crashed. And a run over a range
-plans each asset once for the range (see event_log.py), so the document's
-unbuilt assets show *missing*, like documents never run.
+*execution failed*, as if the rule itself had crashed. And where a run over
+a range plans each asset once for the range (the PostgreSQL instance:
+``POSTGRES_EVENT_OPTIONS`` in instance.py), the document's unbuilt assets
+show *missing*, like documents never run.
 
 After such a run, for each blocked document (``settle_blocked`` in
 `duocthu ingest`, ``settling_requests`` in the run-failure sensor), one more
@@ -14,7 +15,7 @@ tagged ``NOT_EVALUATED_TAG`` (its value: "blocked upstream by asset.rule").
 Their steps evaluate nothing and log why; the run succeeds, so Dagster shows
 those checks *skipped* for the document, not failed. Its unbuilt assets
 show *failed*, never-run ones *missing*: the failed run planned each asset
-for each document (see event_log.py). When some later asset was never
+for each document (the SQLite instance, see event_log.py). When some later asset was never
 planned for it (`duocthu ingest` runs a document refused on sight without
 its embeddings), a run before that one evaluates the failing check again
 with the later assets: it blocks them again and fails, so they read
