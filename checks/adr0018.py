@@ -1,6 +1,6 @@
 """ADR 0018 (DOCX and spreadsheet parsing, fixed-size chunking) as rules on
 the ``chunks`` asset, each against the document's *own* settings (the ones
-its collection.toml gave it, recorded in the registry at ingest).
+its collection.toml gave it, on its raw_documents row).
 
 - §7: no chunk over the document's ``max_chunk_tokens`` (cl100k, recounted).
 - §5: Persian normalization is a pipeline invariant: in a ``persian``
@@ -16,15 +16,13 @@ its collection.toml gave it, recorded in the registry at ingest).
   chunker's :func:`describe_block`), so a bug in the builder cannot pass.
 
 Every rule here reads what is stored (rows, the kept source bytes, the
-registry's settings); none calls the parser or the chunker.
+settings on the raw_documents row); none calls the parser or the chunker.
 """
 
 from __future__ import annotations
 
 import html
 import io
-import json
-import os
 import re
 import zipfile
 from typing import Any
@@ -32,7 +30,8 @@ from typing import Any
 from lxml import etree
 
 from duocthu_assets.chunking.tokenizer import count_tokens
-from duocthu_assets.settings import Normalization, Settings
+from duocthu_assets.schemas import first_row
+from duocthu_assets.settings import Normalization, Settings, row_settings
 from duocthu_assets.textnorm import normalize_block
 
 from .adr0006 import DESCRIPTOR, descriptor_block_id
@@ -301,31 +300,12 @@ def descriptor_not_from_block_metadata(rows: DocumentRows) -> RuleResult:
 
 # -- settings of a document ------------------------------------------------------------
 
-_REGISTRY_CACHE: dict[str, tuple[tuple, dict[str, Any]]] = {}
-
 
 def document_settings(warehouse: Any, doc_id: str) -> Settings | None:
-    """The settings the document was built with: its record in the
-    warehouse's ``registry.json`` (decoded once per version of the file), or
-    None when it has none."""
-    path = warehouse.path("registry.json")
-    try:
-        if warehouse.is_local:
-            stat = os.stat(path.path)
-            key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-            cached = _REGISTRY_CACHE.get(path.path)
-            if cached is None or cached[0] != key:
-                _REGISTRY_CACHE[path.path] = cached = (key, json.loads(path.read_text() or "{}"))
-            records = cached[1]
-        else:
-            records = json.loads(path.read_text() or "{}")
-    except (FileNotFoundError, ValueError):
-        return None
-    values = (records.get(doc_id) or {}).get("settings")
-    try:
-        return Settings(**values) if values else None
-    except (TypeError, ValueError):
-        return None
+    """The settings the document was built with: the struct on its
+    raw_documents row, or None when it has no row."""
+    row = first_row(warehouse.read_table("raw_documents", doc_id))
+    return row_settings(row) if row else None
 
 
 def _rule(name: str, evaluate, needs: tuple[str, ...]) -> Rule:

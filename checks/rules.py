@@ -32,7 +32,7 @@ class DocumentRows:
     embeddings: Sequence[Row] = ()
     failures: Mapping[str, str] = field(default_factory=dict)  # step -> why its work on this document raised
     source: bytes | None = None  # the document's own bytes (kept by raw_documents), for rules that re-read its geometry
-    settings: Settings | None = None  # what the document was built with (its registry record); None: unknown
+    settings: Settings | None = None  # what the document was built with (its raw_documents row); None: unknown
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-SCHEMA_VERSION = 2
+from .settings import Settings
+
+SCHEMA_VERSION = 3
 """Version of every Parquet row this code writes. Bump it (and note why in
 README's "Schema versions") whenever a column is added, removed or changes
 meaning."""
@@ -315,6 +317,9 @@ class RawDocumentRow:
     status: SourceStatus
     reason: str
     stored_path: str  # relative to the warehouse
+    # what the document is built with (its collection.toml and the CLI's
+    # --profile, resolved once at ingest): every later stage reads it here
+    settings: Settings
 
 
 @dataclass(frozen=True)

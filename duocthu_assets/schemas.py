@@ -23,6 +23,7 @@ from typing import Any, Iterable, Mapping
 
 import pyarrow as pa
 
+from .parse.pdf_settings import PdfSettings
 from .model import Chunk, CropRow, EmbeddingRow, LiftedBlock, ParsedDocumentRow, RawDocumentRow, Segment
 
 SCHEMA_VERSION_KEY = b"duocthu.schema_version"
@@ -67,6 +68,8 @@ def _arrow_type(hint: Any, metadata: Mapping[str, Any], where: str, dim: int | N
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is tuple and len(args) == 4 and all(a is float for a in args):  # BBox
         return pa.list_(pa.float64(), 4)
+    if dataclasses.is_dataclass(hint):  # a nested record (the document's settings)
+        return record_struct(hint)
     if origin in (tuple, list):
         item = args[0]
         if dataclasses.is_dataclass(item):
@@ -76,7 +79,7 @@ def _arrow_type(hint: Any, metadata: Mapping[str, Any], where: str, dim: int | N
 
 
 def _fields(cls: type, dim: int | None = None) -> list[pa.Field]:
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, localns={"PdfSettings": PdfSettings})  # Settings names it without importing it
     out: list[pa.Field] = []
     placed: list[tuple[str, pa.Field]] = []
     for f in dataclasses.fields(cls):

@@ -7,16 +7,23 @@ A collection's ``collection.toml`` (beside its files under the inbox) sets
 stage's tuning under ``[pdf]`` (the fields of
 :class:`~duocthu_assets.parse.pdf_settings.PdfSettings`); ``duocthu ingest
 --profile`` overrides the profile.
+
+A document's settings are resolved once, when the inbox is scanned, and
+stored on its raw_documents row as a typed struct (:meth:`Settings.as_record`;
+:func:`row_settings` reads it back): every later stage takes them from there.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import tomllib
-from dataclasses import dataclass
-from enum import StrEnum
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
 from pathlib import Path
-from typing import Any, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Mapping, TypeVar
+
+if TYPE_CHECKING:  # a real import would be a circle: pdf_settings imports this module
+    from .parse.pdf_settings import PdfSettings
 
 
 T = TypeVar("T")
@@ -49,6 +56,13 @@ STEP_TIMEOUT_S = 600.0  # per document, for cropping and for chunking (parsing h
 MAX_CHUNKS_PER_DOCUMENT = 20_000  # more would take hours to embed (~2-50 chunks/s on two cores)
 EMBED_TIMEOUT_S = 1800.0  # per document, for computing its vectors (reused ones cost nothing)
 COLLECTION_FILE = "collection.toml"
+BYTES = {"arrow": "int64"}  # a byte limit may pass 2 GiB: an int64 column on raw_documents
+
+
+def _default_pdf() -> "PdfSettings":
+    from .parse.pdf_settings import PdfSettings
+
+    return PdfSettings()
 
 
 @dataclass(frozen=True)
@@ -63,18 +77,19 @@ class Settings:
     crop_dpi: int = CROP_DPI
     crop_margin_pt: float = CROP_MARGIN_PT
     parse_timeout_s: float = PARSE_TIMEOUT_S
-    max_file_bytes: int = MAX_FILE_BYTES
-    max_uncompressed_bytes: int = MAX_UNCOMPRESSED_BYTES
+    max_file_bytes: int = field(default=MAX_FILE_BYTES, metadata=BYTES)
+    max_uncompressed_bytes: int = field(default=MAX_UNCOMPRESSED_BYTES, metadata=BYTES)
     max_compression_ratio: float = MAX_COMPRESSION_RATIO
-    max_csv_field_bytes: int = MAX_CSV_FIELD_BYTES
+    max_csv_field_bytes: int = field(default=MAX_CSV_FIELD_BYTES, metadata=BYTES)
     max_sheet_cells: int = MAX_SHEET_CELLS
     memory_budget_mb: int = MEMORY_BUDGET_MB
     step_timeout_s: float = STEP_TIMEOUT_S
     max_chunks_per_document: int = MAX_CHUNKS_PER_DOCUMENT
     embed_timeout_s: float = EMBED_TIMEOUT_S
-    # the PDF stage's tuning (parse/pdf_settings.py): None or a mapping of its
-    # fields (a collection.toml's [pdf] table) becomes a validated PdfSettings
-    pdf: Any = None
+    # the PDF stage's tuning (parse/pdf_settings.py); a mapping of its fields
+    # (a collection.toml's [pdf] table, a raw_documents row) becomes a
+    # validated PdfSettings
+    pdf: PdfSettings = field(default_factory=_default_pdf)
 
     def __post_init__(self) -> None:
         from .parse.pdf_settings import resolve_pdf_settings  # here: that module imports this one
@@ -93,9 +108,20 @@ class Settings:
         for name in ("max_sheet_cells", "memory_budget_mb", "step_timeout_s", "max_chunks_per_document", "embed_timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} {getattr(self, name)} must be positive")
+        for f in dataclasses.fields(self):  # each fits its raw_documents column (int32 unless int64)
+            value, limit = getattr(self, f.name), 2**63 - 1 if f.metadata == BYTES else 2**31 - 1
+            if isinstance(value, int) and value > limit:
+                raise ValueError(f"{f.name} {value} is too large (at most {limit:,})")
 
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
+
+    def as_record(self) -> dict[str, Any]:
+        """Plain values (enums as their strings, ``pdf`` a nested dict): the
+        document's ``settings`` struct on its raw_documents row and the JSON
+        shown on that row's materialization. :func:`resolve_settings` reads
+        it back to an equal Settings."""
+        return {k: v.value if isinstance(v, Enum) else v for k, v in dataclasses.asdict(self).items()}
 
 
 def resolve_config(cls: type[T], value: "T | Mapping[str, Any] | None", what: str) -> T:
@@ -117,6 +143,13 @@ def resolve_config(cls: type[T], value: "T | Mapping[str, Any] | None", what: st
 
 def resolve_settings(value: "Settings | Mapping[str, Any] | None" = None) -> Settings:
     return resolve_config(Settings, value, "settings")
+
+
+def row_settings(row: Mapping[str, Any] | None) -> Settings:
+    """The settings a document is built with, from the ``settings`` struct of
+    its raw_documents row (:meth:`Settings.as_record`); defaults when it has
+    no row."""
+    return resolve_settings(row.get("settings")) if row else Settings()
 
 
 PROFILE_DEFAULTS: dict[Profile, dict[str, Any]] = {

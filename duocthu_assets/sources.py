@@ -14,6 +14,7 @@ from typing import Any
 from .formats import OLE2_MAGIC, PDF_MAGIC, detect_format, is_macro_enabled, refusal_reason
 from .inbox import DocumentRecord, file_sha256
 from .model import SCHEMA_VERSION, Format, SourceStatus
+from .settings import Settings
 from .warehouse import Warehouse
 
 ACCEPTED, REJECTED, REMOVED = SourceStatus.ACCEPTED, SourceStatus.REJECTED, SourceStatus.REMOVED
@@ -53,12 +54,13 @@ def count_pages(data: bytes, fmt: Format) -> int:
 def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id: str) -> dict[str, Any]:
     """The raw_documents row for one document; the file's bytes are stored
     before anything can fail on them."""
+    settings = record.resolved_settings() if record else Settings()
     row: dict[str, Any] = {
         "doc_id": doc_id,
         "source_name": record.source_name if record else "",
         "collection": record.collection if record else "",
-        "profile": str(record.settings.get("profile", "")) if record else "",
-        "normalization": str(record.settings.get("normalization", "")) if record else "",
+        "profile": settings.profile.value if record else "",
+        "normalization": settings.normalization.value if record else "",
         "sha256": "",
         "size_bytes": 0,
         "format": "",
@@ -66,6 +68,7 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
         "status": REMOVED,
         "reason": "",
         "stored_path": "",
+        "settings": settings.as_record(),
         "schema_version": SCHEMA_VERSION,
     }
     if record is None or record.status == REMOVED:
@@ -78,7 +81,7 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
         row.update(status=REJECTED, reason=record.refused)
         if not path.is_symlink():
             try:
-                if path.stat().st_size <= record.resolved_settings().max_file_bytes:
+                if path.stat().st_size <= settings.max_file_bytes:
                     data = path.read_bytes()
                     sha256 = hashlib.sha256(data).hexdigest()
                     row.update(sha256=sha256, size_bytes=len(data), stored_path=warehouse.keep_source(sha256, data))
@@ -88,7 +91,7 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
     if not path.is_file():
         row["reason"] = f"file not found: {record.source_name}"
         return row
-    limit = record.resolved_settings().max_file_bytes
+    limit = settings.max_file_bytes
     try:
         if path.stat().st_size > limit:
             return _too_large(warehouse, row, path, limit)

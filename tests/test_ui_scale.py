@@ -18,6 +18,7 @@ from duocthu_assets.runtime.instance import dagster_home_for, dagster_yaml, ensu
 from duocthu_assets.model import SCHEMA_VERSION
 from duocthu_assets.resources import ParquetWarehouseIOManager
 from duocthu_assets.schemas import SCHEMA_VERSION_KEY, table_from_rows
+from duocthu_assets.settings import Settings
 from duocthu_assets.warehouse import Warehouse
 
 DOCS = ["a.pdf", "b.docx", "c.xlsx"]
@@ -27,7 +28,8 @@ def _raw_row(doc_id: str, size: int) -> dict:
     return {
         "doc_id": doc_id, "source_name": doc_id, "collection": "", "profile": "generic", "normalization": "nfc",
         "sha256": f"{size:064x}", "size_bytes": size, "format": doc_id.rsplit(".", 1)[1], "page_count": 1,
-        "status": "accepted", "reason": "", "stored_path": f"sources/00/{size:064x}", "schema_version": SCHEMA_VERSION,
+        "status": "accepted", "reason": "", "stored_path": f"sources/00/{size:064x}", "settings": Settings().as_record(),
+        "schema_version": SCHEMA_VERSION,
     }
 
 

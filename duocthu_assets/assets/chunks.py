@@ -5,13 +5,12 @@ import dagster as dg
 import pyarrow as pa
 
 from .. import progress
-from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import chunk_rows, run_step_isolated
 from ..runtime.step_failures import clear_failure, describe, record_failure
 from ..schemas import table_from_rows
 from ..version import code_version
-from .partitions import documents, one_run_per_batch, rows, settings_for
+from .partitions import documents, one_run_per_batch, rows, settings_of
 
 
 CHUNK_PARALLEL_AT = 8  # documents: fewer are chunked by one child process
@@ -32,15 +31,15 @@ def chunks(
     segments: dict[str, pa.Table],
     lifted_blocks: dict[str, pa.Table],
     crops: dict[str, pa.Table],
+    raw_documents: dict[str, pa.Table],
     warehouse: WarehouseResource,
 ) -> dg.Output:
-    registry = Registry(warehouse.get())
     out = {}
     kinds: dict[str, int] = {}
     keys = context.partition_keys
     # each document chunked in a child process within its step_timeout_s and
     # memory_budget_mb; a failure ends only its document (see step_failures)
-    settings = {doc_id: settings_for(registry, doc_id) for doc_id in keys}
+    settings = {doc_id: settings_of(raw_documents, doc_id) for doc_id in keys}
     jobs = {
         doc_id: (doc_id, rows(segments, doc_id), rows(lifted_blocks, doc_id), rows(crops, doc_id), settings[doc_id])
         for doc_id in keys

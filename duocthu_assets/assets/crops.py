@@ -5,13 +5,13 @@ import dagster as dg
 import pyarrow as pa
 
 from .. import progress
-from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import crop_rows, crop_rows_at, run_step_isolated
 from ..runtime.step_failures import clear_failure, describe, record_failure
 from ..schemas import first_row, table_from_rows
 from ..version import code_version
-from .partitions import documents, one_run_per_batch, rows, settings_for
+from ..settings import row_settings
+from .partitions import documents, one_run_per_batch, rows
 
 
 @dg.asset(
@@ -31,12 +31,11 @@ def crops(
     warehouse: WarehouseResource,
 ) -> dg.Output:
     wh = warehouse.get()
-    registry = Registry(wh)
     out = {}
     total = 0
     keys = context.partition_keys
-    settings = {doc_id: settings_for(registry, doc_id) for doc_id in keys}
     raw_rows = {doc_id: first_row(raw_documents.get(doc_id)) or {} for doc_id in keys}
+    settings = {doc_id: row_settings(raw_rows[doc_id]) for doc_id in keys}
     # documents with blocks are rendered in child processes, each within its
     # step_timeout_s and memory_budget_mb (MuPDF may hang, crash or balloon)
     with_blocks = {doc_id: rows(lifted_blocks, doc_id) for doc_id in keys}

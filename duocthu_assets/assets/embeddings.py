@@ -6,11 +6,10 @@ import dagster as dg
 import pyarrow as pa
 
 from .. import progress
-from ..inbox import Registry
 from ..resources import EmbedderResource, WarehouseResource
 from ..runtime.step_failures import clear_failure, describe, record_failure
 from ..version import code_version
-from .partitions import documents, one_run_per_batch, settings_for
+from .partitions import documents, one_run_per_batch, settings_of
 
 
 @dg.asset(
@@ -24,13 +23,13 @@ from .partitions import documents, one_run_per_batch, settings_for
 def embeddings(
     context: dg.AssetExecutionContext,
     chunks: dict[str, pa.Table],
+    raw_documents: dict[str, pa.Table],
     warehouse: WarehouseResource,
     embedder: EmbedderResource,
 ) -> dg.Output:
     from ..embed.reuse import EmbedBudget, embed_document_table, embeddings_table
 
     wh = warehouse.get()
-    registry = Registry(wh)
     model = embedder.make()
     out = {}
     keys = context.partition_keys
@@ -38,7 +37,7 @@ def embeddings(
         chunk_table = chunks.get(doc_id)
         # within its settings' embed_timeout_s and memory_budget_mb; past
         # either it fails alone, its vectors so far kept (see embed.reuse)
-        budget = EmbedBudget.of(settings_for(registry, doc_id))
+        budget = EmbedBudget.of(settings_of(raw_documents, doc_id))
         try:
             table, doc_stats = embed_document_table(doc_id, chunk_table, model, wh, budget=budget)
         except Exception as exc:  # noqa: BLE001 - one document's failure is its own (see step_failures)

@@ -6,12 +6,12 @@ import dagster as dg
 import pyarrow as pa
 
 from .. import progress
-from ..inbox import Registry
 from ..resources import WarehouseResource
 from ..stages import ParseJob, parse_many, parsed_tables
 from ..version import code_version
 from ..schemas import first_row
-from .partitions import documents, one_run_per_batch, settings_for
+from ..settings import row_settings
+from .partitions import documents, one_run_per_batch
 
 PARSE_WORKERS = 2
 
@@ -41,11 +41,10 @@ PARSE_WORKERS = 2
 )
 def parse_documents(context: dg.AssetExecutionContext, raw_documents: dict[str, pa.Table], warehouse: WarehouseResource):
     wh = warehouse.get()
-    registry = Registry(wh)
     keys = context.partition_keys
     raw = {k: first_row(raw_documents.get(k)) for k in keys}
     jobs = [
-        ParseJob(k, str(wh.root), r["sha256"], r["format"], settings_for(registry, k))
+        ParseJob(k, str(wh.root), r["sha256"], r["format"], row_settings(r))
         for k, r in raw.items()
         if r is not None and r["status"] == "accepted"
     ]

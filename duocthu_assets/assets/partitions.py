@@ -6,8 +6,8 @@ from __future__ import annotations
 import dagster as dg
 import pyarrow as pa
 
-from ..inbox import Registry
-from ..settings import Settings
+from ..schemas import first_row
+from ..settings import Settings, row_settings
 
 documents = dg.DynamicPartitionsDefinition(name="documents")
 """Partition key = doc_id (see inbox.doc_id_for)."""
@@ -16,9 +16,10 @@ one_run_per_batch = dg.BackfillPolicy.single_run()
 """A backfill over many documents is one run, not a run per document."""
 
 
-def settings_for(registry: Registry, doc_id: str) -> Settings:
-    record = registry.records.get(doc_id)
-    return record.resolved_settings() if record else Settings()
+def settings_of(raw_documents: dict[str, pa.Table], doc_id: str) -> Settings:
+    """The settings the document is built with: the struct on its
+    raw_documents row (the upstream every per-document asset reads)."""
+    return row_settings(first_row(raw_documents.get(doc_id)))
 
 
 def rows(tables: dict[str, pa.Table], doc_id: str) -> list[dict]:

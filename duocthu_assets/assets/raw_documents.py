@@ -31,8 +31,9 @@ def raw_documents(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
     for i, doc_id in enumerate(keys, 1):
         record = registry.records.get(doc_id)
         row = describe_source(wh, record, doc_id)
-        if record is not None:  # what the document is built with, shown on its materialization in the UI
-            context.add_asset_metadata({"settings": dg.MetadataValue.json(record.settings)}, partition_key=doc_id)
+        # what the document is built with (the row's settings struct), shown
+        # on its own materialization in the UI
+        context.add_asset_metadata({"settings": dg.MetadataValue.json(row["settings"])}, partition_key=doc_id)
         if row["status"] == REMOVED:
             retired = retire_derived(wh, doc_id)
             context.log.info(f"{doc_id}: removed from the inbox; cleaned up {retired or 'nothing'}")
