@@ -1,0 +1,144 @@
+"""Issue 20 item 1: a no-op ingest and the nightly tick over an unchanged
+inbox answer from the last ingest's snapshot (runtime/inbox_snapshot.py)
+without touching each document's record, and say exactly what the full path
+says; anything that changed (a file, the registry, a warehouse folder, a run)
+takes the full path."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+import duocthu_assets.runtime.ingest as ingest_module
+from duocthu_assets.runtime import inbox_snapshot
+from duocthu_assets.runtime.ingest import ingest
+from duocthu_assets.runtime.instance import open_instance
+
+pytestmark = pytest.mark.slow
+
+
+def _csv(path: Path, drug: str, price: int) -> None:
+    path.write_text(f"ten_thuoc,gia\n{drug},{price}\nGentamicin,5400\n", encoding="utf-8")
+
+
+def _ingest(inbox: Path, warehouse: Path):
+    out = io.StringIO()
+    result = ingest([str(inbox)], str(warehouse), out=out, show_progress=False)
+    return result, out.getvalue()
+
+
+def _snapshot(warehouse: Path) -> Path:
+    return warehouse / "dagster_home" / inbox_snapshot.NAME
+
+
+class _FullPathTaken(AssertionError):
+    pass
+
+
+def _refuse(*args, **kwargs):
+    raise _FullPathTaken(f"the full path scanned {args}")
+
+
+@pytest.fixture
+def no_full_path(monkeypatch):
+    """Fails the test if the ingest scans the inbox (its full path)."""
+    monkeypatch.setattr(ingest_module, "scan", _refuse)
+
+
+@pytest.fixture
+def grown(tmp_path: Path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for i, drug in enumerate(["Amoxicilin", "Vancomycin"]):
+        _csv(inbox / f"d{i}.csv", drug, 1000 + i)
+    warehouse = tmp_path / "wh"
+    first, _ = _ingest(inbox, warehouse)
+    assert [d.status for d in first.documents] == ["ok", "ok"]
+    return inbox, warehouse
+
+
+def test_a_noop_after_a_build_answers_from_the_snapshot_as_the_full_path_does(grown, monkeypatch):
+    inbox, warehouse = grown
+    _csv(inbox / "d2.csv", "Meropenem", 9900)
+    built, _ = _ingest(inbox, warehouse)  # builds d2, remembers the inbox as it found it
+    assert [d.doc_id for d in built.documents if d.rebuilt] == ["d2.csv"]
+    assert _snapshot(warehouse).is_file()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ingest_module, "scan", _refuse)
+        fast, fast_printed = _ingest(inbox, warehouse)
+    assert fast.runs == 0 and not any(d.rebuilt for d in fast.documents)
+    _snapshot(warehouse).unlink()
+    full, full_printed = _ingest(inbox, warehouse)  # the full path, for comparison
+    assert [dataclasses.asdict(d) for d in fast.documents] == [dataclasses.asdict(d) for d in full.documents]
+    assert fast_printed.splitlines()[:-1] == full_printed.splitlines()[:-1]  # the last line says the seconds
+    assert "unchanged since built: 3 documents (3 ok; 6 chunks, 6 vectors kept)" in fast_printed
+
+
+@pytest.mark.parametrize("change", ["file_rewritten", "file_added", "registry", "warehouse_folder", "run"])
+def test_any_change_takes_the_full_path(grown, change, no_full_path):
+    inbox, warehouse = grown
+    fast, _ = _ingest(inbox, warehouse)  # the fixture's ingest was a build: this one is answered from its snapshot
+    assert fast.runs == 0
+    if change == "file_rewritten":  # same name, same size, new content
+        _csv(inbox / "d0.csv", "Amoxicilim", 1000)
+    elif change == "file_added":
+        _csv(inbox / "d9.csv", "Cefuroxim", 1009)
+    elif change == "registry":
+        os.utime(warehouse / "registry.json")
+    elif change == "warehouse_folder":
+        (warehouse / "chunks" / "d1.csv.parquet").unlink()  # by hand: the index must notice
+    elif change == "run":
+        instance = open_instance(str(warehouse))
+        try:
+            instance.add_run(dg.DagsterRun(job_name="ingest", run_id="0" * 36, status=dg.DagsterRunStatus.SUCCESS))
+        finally:
+            instance.dispose()
+    with pytest.raises(_FullPathTaken, match="the full path scanned"):
+        _ingest(inbox, warehouse)
+
+
+def test_no_snapshot_when_the_inbox_holds_a_symlink(grown, tmp_path):
+    inbox, warehouse = grown
+    outside = tmp_path / "outside.csv"
+    _csv(outside, "Linezolid", 1)
+    (inbox / "link.csv").symlink_to(outside)  # refused unread: only the full scan judges links
+    result, _ = _ingest(inbox, warehouse)
+    assert {d.doc_id: d.status for d in result.documents}["link.csv"] == "rejected"
+    assert inbox_snapshot.listing_digest([inbox]) is None
+    assert not _snapshot(warehouse).exists()
+
+
+def test_the_nightly_tick_answers_from_the_snapshot_and_sees_a_removed_file(grown, monkeypatch):
+    from duocthu_assets import automation
+    from duocthu_assets.definitions import build_definitions
+    from duocthu_assets.resources import WarehouseResource
+
+    inbox, warehouse = grown
+    monkeypatch.setenv("DUOCTHU_INBOX", str(inbox))
+
+    def tick():
+        instance = open_instance(str(warehouse))
+        try:
+            defs = build_definitions(str(warehouse))
+            with dg.build_schedule_context(
+                instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))},
+                repository_def=defs.get_repository_def(),
+            ) as context:
+                return automation.nightly_reingest.evaluate_tick(context)
+        finally:
+            instance.dispose()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(automation, "Registry", _refuse)
+        answer = tick()
+    assert answer.run_requests == [] and answer.skip_message == "2 document(s) unchanged since built"
+
+    (inbox / "d1.csv").unlink()  # removed: the full path marks it and asks for its run
+    answer = tick()
+    assert [r.partition_key for r in answer.run_requests] == ["d1.csv"]
