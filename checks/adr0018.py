@@ -32,6 +32,7 @@ from typing import Any
 from lxml import etree
 
 from duocthu_assets.chunking.tokenizer import count_tokens
+from duocthu_assets.inbox import decode_registry
 from duocthu_assets.settings import Normalization, Settings
 from duocthu_assets.textnorm import normalize_block
 
@@ -315,10 +316,10 @@ def document_settings(warehouse: Any, doc_id: str) -> Settings | None:
             key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
             cached = _REGISTRY_CACHE.get(path.path)
             if cached is None or cached[0] != key:
-                _REGISTRY_CACHE[path.path] = cached = (key, json.loads(path.read_text() or "{}"))
+                _REGISTRY_CACHE[path.path] = cached = (key, decode_registry(path.read_text()))
             records = cached[1]
         else:
-            records = json.loads(path.read_text() or "{}")
+            records = decode_registry(path.read_text())
     except (FileNotFoundError, ValueError):
         return None
     values = (records.get(doc_id) or {}).get("settings")

@@ -142,3 +142,31 @@ def test_the_nightly_tick_answers_from_the_snapshot_and_sees_a_removed_file(grow
     (inbox / "d1.csv").unlink()  # removed: the full path marks it and asks for its run
     answer = tick()
     assert [r.partition_key for r in answer.run_requests] == ["d1.csv"]
+
+
+def test_the_registry_stores_each_settings_dict_once_and_reads_the_old_form(tmp_path):
+    import json
+
+    from duocthu_assets.inbox import SETTINGS_TABLE, Registry, decode_registry, register_files, scan
+    from duocthu_assets.warehouse import Warehouse
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for i in range(3):
+        _csv(inbox / f"d{i}.csv", "Amoxicilin", i)
+    registry = Registry(Warehouse(tmp_path / "wh"))
+    register_files(registry, scan([inbox]).found)
+    registry.records["d0.csv"].built = {"sha256": "x", "settings": dict(registry.records["d0.csv"].settings)}
+    registry.save()
+    text = (tmp_path / "wh" / "registry.json").read_text()
+    raw = json.loads(text)
+    assert list(raw[SETTINGS_TABLE]) == [raw["d0.csv"]["settings"]]  # one entry, named by every record
+    assert raw["d0.csv"]["built"]["settings"] == raw["d1.csv"]["settings"]
+    again = Registry(Warehouse(tmp_path / "wh")).records
+    assert {d: vars(r) for d, r in again.items()} == {d: vars(r) for d, r in registry.records.items()}
+    # a registry written before the table (every record holding its dicts) reads the same
+    old = "{\n" + ",\n".join(f"{json.dumps(d)}: {json.dumps(vars(r))}" for d, r in registry.records.items()) + "\n}"
+    assert decode_registry(old) == {d: vars(r) for d, r in registry.records.items()}
+    from checks.adr0018 import document_settings
+
+    assert document_settings(Warehouse(tmp_path / "wh"), "d1.csv") == registry.records["d1.csv"].resolved_settings()

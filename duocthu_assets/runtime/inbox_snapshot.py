@@ -175,7 +175,8 @@ def save(instance: dg.DagsterInstance, key: str | None, documents: list[dict], a
                 os.unlink(path)
             return
         with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as fh:
-            json.dump({"key": key, "all_present": all_present, "documents": documents}, fh, ensure_ascii=False, separators=(",", ":"))
+            # dumps, not dump: dump() feeds the file through the pure-Python encoder
+            fh.write(json.dumps({"key": key, "all_present": all_present, "documents": documents}, ensure_ascii=False, separators=(",", ":")))
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
