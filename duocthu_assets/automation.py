@@ -120,6 +120,8 @@ DEFAULT_NIGHTLY_CRON = "0 2 * * *"
     "changed (sha256) file; a removed file is marked removed and leaves the index, its history kept.",
 )
 def inbox_sensor(context: dg.SensorEvaluationContext, warehouse: WarehouseResource) -> dg.SensorResult:
+    if unchanged_inbox(context.instance, warehouse.get(), inbox_root()) is not None:
+        return dg.SensorResult(run_requests=[], dynamic_partitions_requests=[])  # as the full path answers then
     registry = Registry(warehouse.get())
     present, removed = scan_inbox(registry, inbox_root())
     return plan_requests(context, registry, present + removed)

@@ -137,7 +137,14 @@ def test_the_nightly_tick_answers_from_the_snapshot_and_sees_a_removed_file(grow
     with monkeypatch.context() as patched:
         patched.setattr(automation, "Registry", _refuse)
         answer = tick()
+        instance = open_instance(str(warehouse))
+        try:
+            with dg.build_sensor_context(instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))}) as context:
+                sensed = automation.inbox_sensor(context)
+        finally:
+            instance.dispose()
     assert answer.run_requests == [] and answer.skip_message == "2 document(s) unchanged since built"
+    assert sensed.run_requests == [] and sensed.dynamic_partitions_requests == []
 
     (inbox / "d1.csv").unlink()  # removed: the full path marks it and asks for its run
     answer = tick()
