@@ -558,9 +558,8 @@ def remember_outcomes(registry: Registry, summaries: list[DocumentSummary], vers
         if not built:
             continue
         outcome = {**{f: getattr(summary, f) for f in OUTCOME_FIELDS}, "vectors_reused": vectors, "built": outcome_key(built)}
-        outcome = json.loads(json.dumps(outcome))  # a new dict: shares nothing with what was loaded
-        if record.outcome != outcome:
-            record.outcome = outcome
+        if record.outcome != outcome:  # compared first: the copy below is most of the cost, and most outcomes hold
+            record.outcome = json.loads(json.dumps(outcome))  # a new dict: shares nothing with what was loaded
 
 
 def summarize_unchanged(warehouse: Warehouse, instance: dg.DagsterInstance, registry: Registry, doc_ids: list[str]) -> list[DocumentSummary]:
