@@ -12,9 +12,11 @@ import dagster as dg
 from .inbox import Discovery, DocumentRecord, Registry, mark_removed, needs_build, register_files, scan
 from .jobs import BUILD_KEY_TAG, ingest_job, refresh_index_job
 from .assets.partitions import documents
+from .runtime import inbox_snapshot
 from .runtime.blocked import SETTLES_TAG, settling_requests
 from .resources import WarehouseResource
 from .version import code_version
+from .warehouse import Warehouse
 
 INBOX_ENV = "DUOCTHU_INBOX"
 DEFAULT_INBOX = "data/inbox"
@@ -118,6 +120,8 @@ DEFAULT_NIGHTLY_CRON = "0 2 * * *"
     "changed (sha256) file; a removed file is marked removed and leaves the index, its history kept.",
 )
 def inbox_sensor(context: dg.SensorEvaluationContext, warehouse: WarehouseResource) -> dg.SensorResult:
+    if unchanged_inbox(context.instance, warehouse.get(), inbox_root()) is not None:
+        return dg.SensorResult(run_requests=[], dynamic_partitions_requests=[])  # as the full path answers then
     registry = Registry(warehouse.get())
     present, removed = scan_inbox(registry, inbox_root())
     return plan_requests(context, registry, present + removed)
@@ -132,9 +136,27 @@ def inbox_sensor(context: dg.SensorEvaluationContext, warehouse: WarehouseResour
     "code changed; unchanged documents cost a stat() each and no run; new files are inbox_sensor's.",
 )
 def nightly_reingest(context: dg.ScheduleEvaluationContext, warehouse: WarehouseResource):
+    unchanged = unchanged_inbox(context.instance, warehouse.get(), inbox_root())
+    if unchanged is not None:  # what the full path below would answer, from the last ingest's snapshot
+        return dg.SkipReason(f"{unchanged} document(s) unchanged since built")
     registry = Registry(warehouse.get())
     present, removed = scan_inbox(registry, inbox_root())
     return plan_schedule(context, present + removed)
+
+
+def unchanged_inbox(instance: dg.DagsterInstance, warehouse: Warehouse, inbox: Path) -> int | None:
+    """How many documents the inbox holds when it, the registry, the
+    warehouse's folders and the runs are as the last `duocthu ingest` of
+    this inbox left them, with nothing due and no file missing; None
+    otherwise (see ``runtime/inbox_snapshot.py``)."""
+    if not warehouse.is_local:
+        return None
+    listing = inbox_snapshot.listing_digest([inbox])
+    key = inbox_snapshot.snapshot_key(instance, warehouse.root.path, [str(inbox)], None, code_version(), listing)
+    remembered = inbox_snapshot.load(instance, key)
+    if remembered is None or not remembered.get("all_present"):
+        return None
+    return len(remembered["documents"])
 
 
 def record_built(registry: Registry, doc_ids: list[str], version: str) -> None:

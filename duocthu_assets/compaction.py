@@ -42,7 +42,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -192,7 +192,7 @@ def _locked(folder: str) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> AssetCompaction:
+def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS, only: Iterable[str] | None = None) -> AssetCompaction:
     """Bring ``tables/<asset>/`` up to date with ``<asset>/*.parquet``,
     rewriting only the parts whose documents changed.
 
@@ -204,7 +204,16 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
     document gone is listed there but has no file any more. When the
     asset's folder itself has not changed since the marker (no file renamed
     in or deleted), nothing is read at all. No marker: every part is rebuilt
-    from the files; a part file missing: its documents are."""
+    from the files; a part file missing: its documents are.
+
+    ``only``: the documents whose files the caller wrote or removed (the
+    ingest that just built them). Then the folder is not listed: those
+    documents' files are looked at, the parts holding them rewritten, and
+    the marker lists them but keeps its time, so the next compaction without
+    ``only`` still lists the folder and takes in whatever else changed since
+    the last complete listing (another process's runs, a file deleted by
+    hand). Without a usable marker, or with a part of a listed document
+    missing, ``only`` is ignored."""
     if not warehouse.is_local:
         raise CompactionError(f"{warehouse.root}: compaction needs a local warehouse (renames are not atomic on an object store)")
     report = AssetCompaction(asset)
@@ -221,13 +230,20 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
             if since is not None and _unchanged_since(source_dir, since):
                 report.documents = None
                 return report
-            current = _document_files(source_dir)
+            present = set(os.listdir(out_dir))
+            hinted = since is not None and only is not None and all(part_name(part_of(d, parts)) in present for d in listed)
+            if hinted:
+                current, changed, gone = _hinted_files(source_dir, listed, only)
+                started = since  # only these were looked at: the next full listing starts where the last one did
+            else:
+                current = _document_files(source_dir)
             report.documents = len(current)
             where = {d: part_of(d, parts) for d in current}
-            present = set(os.listdir(out_dir))
             rebuild = {p for p in range(parts) if since is None or part_name(p) not in present}
-            changed = sorted(d for d, at in current.items() if since is None or at >= since or where[d] in rebuild)
-            gone = sorted(set(listed) - set(current))
+            if not hinted:
+                changed = sorted(d for d, at in current.items() if since is None or at >= since or where[d] in rebuild)
+                gone = sorted(set(listed) - set(current))
+            changed_set = set(changed)
             affected = sorted({where[d] for d in changed} | {part_of(d, parts) for d in gone}) if since else list(range(parts))
             by_part: dict[int, list[str]] = {}
             for doc_id, part in where.items():
@@ -239,7 +255,7 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
                 old_pieces = split_by_document(previous) if previous is not None else {}
                 pieces: dict[str, pa.Table] = {}
                 for doc_id in by_part.get(part, []):
-                    if doc_id in old_pieces and doc_id not in changed:
+                    if doc_id in old_pieces and doc_id not in changed_set:
                         pieces[doc_id] = old_pieces[doc_id]
                         continue
                     table = _read_table(os.path.join(source_dir, f"{doc_id}.parquet"))
@@ -267,6 +283,21 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS) -> Asset
         report.changed = changed
         report.gone = gone
     return report
+
+
+def _hinted_files(folder: str, listed: list[str], only: Iterable[str]) -> tuple[dict[str, int], list[str], list[str]]:
+    """The documents the tables hold after a compaction of ``only``: those
+    listed before, plus each of ``only`` whose file exists, minus each whose
+    file is gone. Returns them, the changed ones and the gone ones."""
+    current = dict.fromkeys(listed, 0)
+    changed, gone = [], []
+    for doc_id in sorted(set(only)):
+        if os.path.exists(os.path.join(folder, f"{doc_id}.parquet")):
+            current[doc_id] = 0
+            changed.append(doc_id)
+        elif current.pop(doc_id, None) is not None:
+            gone.append(doc_id)
+    return current, changed, gone
 
 
 def _clock_past(probe: str, start: int) -> int:
@@ -307,9 +338,11 @@ def _read_marker(marker: str) -> tuple[int | None, list[str]]:
     return (at, listed) if isinstance(listed, list) else (None, [])
 
 
-def compact(warehouse: Warehouse, assets: tuple[str, ...] = COMPACTED_ASSETS, parts: int = PARTS) -> dict[str, AssetCompaction]:
+def compact(
+    warehouse: Warehouse, assets: tuple[str, ...] = COMPACTED_ASSETS, parts: int = PARTS, only: Iterable[str] | None = None
+) -> dict[str, AssetCompaction]:
     """:func:`compact_asset` for each asset."""
-    return {asset: compact_asset(warehouse, asset, parts) for asset in assets}
+    return {asset: compact_asset(warehouse, asset, parts, only) for asset in assets}
 
 
 def _existing_schema(path: str) -> pa.Schema | None:

@@ -327,3 +327,39 @@ def test_the_tables_check_fails_naming_the_asset_that_could_not_be_compacted(tmp
     assert evaluation.metadata["failed_assets"].value == ["embeddings"]
     counts = duckdb.sql(f"SELECT count(*) FROM '{tables_glob(wh, 'chunks')}'").fetchall()
     assert counts == [(6,)]  # a, b and the new c
+
+
+# -- compaction of the documents an ingest built (``only``) ------------------------
+def test_compacting_only_the_documents_built_lists_nothing_and_gives_the_same_bytes(tmp_path: Path, monkeypatch):
+    wh = Warehouse(tmp_path / "wh")
+    write_docs(wh, DOCS)
+    compact_asset(wh, "chunks")
+    replaced, added, removed = ["doc-005"], {"doc-900": 3}, ["doc-013"]
+    write_docs(wh, {d: DOCS[d] + 2 for d in replaced}, version=2)
+    write_docs(wh, added)
+    assert wh.remove("chunks", removed[0])
+    with monkeypatch.context() as patched:
+        patched.setattr(compaction, "_document_files", lambda folder: pytest.fail("listed the folder"))
+        report = compact_asset(wh, "chunks", only=[*replaced, *added, *removed])
+    assert report.changed == ["doc-005", "doc-900"] and report.gone == ["doc-013"]
+    assert set(report.parts_written) == {part_of(d) for d in ["doc-005", "doc-900", "doc-013"]}
+    fresh = Warehouse(tmp_path / "fresh")
+    shutil.copytree(wh.path("chunks").path, fresh.path("chunks").path)
+    compact_asset(fresh, "chunks")
+    assert part_bytes(wh) == part_bytes(fresh)
+
+
+def test_a_change_outside_only_is_taken_in_by_the_next_full_compaction(tmp_path: Path):
+    wh = Warehouse(tmp_path / "wh")
+    write_docs(wh, DOCS)
+    compact_asset(wh, "chunks")
+    write_docs(wh, {"doc-005": 9}, version=3)  # written by another process, not named below
+    write_docs(wh, {"doc-900": 2})
+    report = compact_asset(wh, "chunks", only=["doc-900"])
+    assert report.changed == ["doc-900"]
+    rows = duckdb.sql(f"SELECT count(*) FROM '{tables_glob(wh, 'chunks')}' WHERE doc_id = 'doc-005'").fetchall()[0][0]
+    assert rows == DOCS["doc-005"]  # not looked at: the tables still hold its earlier rows ...
+    report = compact_asset(wh, "chunks")  # ... until a compaction lists the folder: the marker kept its time
+    assert "doc-005" in report.changed
+    rows = duckdb.sql(f"SELECT count(*) FROM '{tables_glob(wh, 'chunks')}' WHERE doc_id = 'doc-005'").fetchall()[0][0]
+    assert rows == 9

@@ -6,6 +6,8 @@ changed document are rewritten. Its ``tables_match_files`` check fails,
 naming the asset and the reason, when an asset could not be compacted (its
 tables then still hold what they held: whole documents, older versions)."""
 
+from typing import Optional
+
 import dagster as dg
 
 from ..compaction import COMPACTED_ASSETS, PARTS, CompactionError, compact_asset
@@ -13,6 +15,15 @@ from ..resources import WarehouseResource
 from ..version import code_version
 
 TABLES_MATCH_FILES = "tables_match_files"
+
+
+class TablesConfig(dg.Config):
+    """``only``: the documents the run that asked for this refresh built
+    (``duocthu ingest`` passes them): only their parts are rewritten and no
+    folder is listed. Unset (the UI, the sensors): every folder is listed
+    and whatever changed since the last listing is taken in."""
+
+    only: Optional[list[str]] = None
 
 
 @dg.asset(
@@ -30,7 +41,7 @@ TABLES_MATCH_FILES = "tables_match_files"
         )
     ],
 )
-def warehouse_tables(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
+def warehouse_tables(context: dg.AssetExecutionContext, warehouse: WarehouseResource, config: TablesConfig) -> dg.MaterializeResult:
     wh = warehouse.get()
     if not wh.is_local:
         context.log.info(f"{wh.root}: not compacted (an object store has no atomic rename); query <asset>/*.parquet")
@@ -41,7 +52,7 @@ def warehouse_tables(context: dg.AssetExecutionContext, warehouse: WarehouseReso
     reports, failed = {}, {}
     for asset in COMPACTED_ASSETS:
         try:
-            reports[asset] = compact_asset(wh, asset)
+            reports[asset] = compact_asset(wh, asset, only=config.only)
         except CompactionError as exc:  # the other assets are still compacted
             failed[asset] = str(exc)
             context.log.error(f"warehouse_tables: {exc}")

@@ -175,7 +175,11 @@ class StatusCache:
 def passing_documents(instance: dg.DagsterInstance, warehouse: Warehouse, doc_ids: list[str]) -> GateReport:
     report = GateReport()
     names = [rule.name for rule in ALL_RULES]
+    every = {name: "SUCCEEDED" for name in names}
     for doc_id, by_check in check_statuses(instance, doc_ids).items():
+        if by_check == every:  # the common case, one comparison in C instead of two passes over the rules
+            report.passed.append(doc_id)
+            continue
         failed = [n for n in names if by_check.get(n) == "FAILED"]
         unchecked = [n for n in names if by_check.get(n) != "SUCCEEDED" and n not in failed]
         if failed:

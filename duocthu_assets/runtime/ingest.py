@@ -45,6 +45,7 @@ from .blocked import settle_blocked
 from ..definitions import build_definitions
 from .gates import passing_documents
 from ..inbox import Registry, needs_build, register_files, scan
+from . import inbox_snapshot
 from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
 from ..jobs import INGEST_JOB, REFRESH_INDEX_JOB
@@ -319,6 +320,12 @@ def ingest(
     released = fail_orphaned_runs(instance)
     if released:
         print(f"duocthu: released {len(released)} run(s) left running by a killed process", file=sys.stderr)
+    version = code_version()
+    listing = inbox_snapshot.listing_digest(paths) if warehouse.is_local else None  # before the scan: see inbox_snapshot
+    if not released:
+        remembered = inbox_snapshot.load(instance, inbox_snapshot.snapshot_key(instance, warehouse.root.path, paths, profile, version, listing))
+        if remembered is not None:
+            return _unchanged_result(remembered, warehouse, started, out)
     defs = build_definitions(warehouse_root)
     job = defs.resolve_job_def(INGEST_JOB)
 
@@ -329,7 +336,6 @@ def ingest(
     registry.save()
     for problem in problems:
         print(f"duocthu: {problem}", file=sys.stderr)
-    version = code_version()
     to_build = [r for r in records if needs_build(r, version)]
     todo = [r.doc_id for r in to_build]
     print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
@@ -371,7 +377,7 @@ def ingest(
                     run_errors[doc] = outcome.error or "the run made no progress for this document"
 
     runs += settle_blocked(job, instance, sorted(stopped), run_config=QUIET)  # their unreached checks: skipped
-    runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo))
+    runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo), built=todo)
 
     # a row for each document built (or tried), totals for the rest: the
     # unchanged ones are summarized from what the registry remembers
@@ -384,7 +390,45 @@ def ingest(
     position = {r.doc_id: i for i, r in enumerate(records)}
     summaries.sort(key=lambda d: position[d.doc_id])
     result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started, problems)
+    remember_snapshot(instance, warehouse, registry, paths, profile, version, listing, result, found, run_errors)
     print_summary(result, out or sys.stdout)  # read at call time: a captured stdout may be gone by then
+    return result
+
+
+def as_unchanged(summary: DocumentSummary) -> dict:
+    """A summary as the next ingest prints it when the document is unchanged
+    (what :func:`summarize_unchanged` gives from the outcome remembered)."""
+    row = {**vars(summary), "failed_checks": list(summary.failed_checks)}  # asdict() deep-copies: 10x slower
+    row["vectors_reused"] += row["vectors_computed"]
+    row["vectors_computed"], row["rebuilt"] = 0, False
+    return row
+
+
+def remember_snapshot(instance, warehouse: Warehouse, registry: Registry, paths: list[str], profile: str | None, version: str,
+                      listing: str | None, result: IngestResult, found, run_errors: dict[str, str]) -> None:
+    """Remember this ingest's summaries for the next one over the same,
+    unchanged inbox (:mod:`inbox_snapshot`); only when nothing is left to
+    do or to report: no problem, no run error, no document still due."""
+    records = registry.records
+    complete = (
+        listing is not None and not result.problems and not run_errors and not found.refused
+        and all(d.status != "failed" and d.doc_id in records and not needs_build(records[d.doc_id], version) for d in result.documents)
+    )
+    key = inbox_snapshot.snapshot_key(instance, warehouse.root.path, paths, profile, version, listing) if complete else None
+    roots = [root + os.sep for root in inbox_snapshot.roots_of(paths)]
+    present = {str(f) for _, f in found.found}
+    all_present = not any(
+        r.status == "active" and r.path not in present and r.path.startswith(tuple(roots)) for r in records.values()
+    )
+    inbox_snapshot.save(instance, key, [as_unchanged(d) for d in result.documents], all_present)
+
+
+def _unchanged_result(remembered: dict, warehouse: Warehouse, started: float, out: TextIO | None) -> IngestResult:
+    """The result of an ingest that found its inbox as the last one left it."""
+    summaries = [DocumentSummary(**row) for row in remembered["documents"]]
+    print(f"duocthu: {len(summaries)} documents, 0 to build, {len(summaries)} unchanged", file=sys.stderr)
+    result = IngestResult(str(warehouse.root), summaries, 0, time.monotonic() - started, [])
+    print_summary(result, out or sys.stdout)
     return result
 
 
@@ -401,18 +445,28 @@ def index_agrees(instance: dg.DagsterInstance, warehouse: Warehouse) -> bool:
     return index_is_current(warehouse, passing_documents(instance, warehouse, active).passed)
 
 
-def refresh_index_until_current(defs: dg.Definitions, instance: dg.DagsterInstance, warehouse: Warehouse, force: bool) -> int:
+COMPACT_ONLY_AT_MOST = 2000  # documents named in the refresh run's config (it is stored with the run); more: every folder is listed
+
+
+def refresh_index_until_current(
+    defs: dg.Definitions, instance: dg.DagsterInstance, warehouse: Warehouse, force: bool, built: list[str] | None = None
+) -> int:
     """Rebuild the index (when ``force`` or when it disagrees with what
     passed) until it agrees; returns the runs it took. Another process
     (a second ingest, the UI's sensor) may write the index between this
     build and its check: then it is built again, so the last writer to
-    finish leaves an index holding every document that passed."""
+    finish leaves an index holding every document that passed.
+    ``built``: the documents this ingest built, the only ones whose tables
+    (``warehouse_tables``) need rewriting; None: every folder is listed."""
     runs = 0
+    config = QUIET
+    if built is not None and len(built) <= COMPACT_ONLY_AT_MOST:
+        config = {**QUIET, "ops": {"warehouse_tables": {"config": {"only": sorted(built)}}}}
     for _ in range(INDEX_ATTEMPTS):
         if not force and index_agrees(instance, warehouse):
             break
         force = False
-        defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=QUIET)
+        defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=config)
         runs += 1
     return runs
 
@@ -504,9 +558,8 @@ def remember_outcomes(registry: Registry, summaries: list[DocumentSummary], vers
         if not built:
             continue
         outcome = {**{f: getattr(summary, f) for f in OUTCOME_FIELDS}, "vectors_reused": vectors, "built": outcome_key(built)}
-        outcome = json.loads(json.dumps(outcome))  # a new dict: shares nothing with what was loaded
-        if record.outcome != outcome:
-            record.outcome = outcome
+        if record.outcome != outcome:  # compared first: the copy below is most of the cost, and most outcomes hold
+            record.outcome = json.loads(json.dumps(outcome))  # a new dict: shares nothing with what was loaded
 
 
 def summarize_unchanged(warehouse: Warehouse, instance: dg.DagsterInstance, registry: Registry, doc_ids: list[str]) -> list[DocumentSummary]:

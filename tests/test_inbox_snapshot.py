@@ -1,0 +1,179 @@
+"""Issue 20 item 1: a no-op ingest and the nightly tick over an unchanged
+inbox answer from the last ingest's snapshot (runtime/inbox_snapshot.py)
+without touching each document's record, and say exactly what the full path
+says; anything that changed (a file, the registry, a warehouse folder, a run)
+takes the full path."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+import duocthu_assets.runtime.ingest as ingest_module
+from duocthu_assets.runtime import inbox_snapshot
+from duocthu_assets.runtime.ingest import ingest
+from duocthu_assets.runtime.instance import open_instance
+
+pytestmark = pytest.mark.slow
+
+
+def _csv(path: Path, drug: str, price: int) -> None:
+    path.write_text(f"ten_thuoc,gia\n{drug},{price}\nGentamicin,5400\n", encoding="utf-8")
+
+
+def _ingest(inbox: Path, warehouse: Path):
+    out = io.StringIO()
+    result = ingest([str(inbox)], str(warehouse), out=out, show_progress=False)
+    return result, out.getvalue()
+
+
+def _snapshot(warehouse: Path) -> Path:
+    return warehouse / "dagster_home" / inbox_snapshot.NAME
+
+
+class _FullPathTaken(AssertionError):
+    pass
+
+
+def _refuse(*args, **kwargs):
+    raise _FullPathTaken(f"the full path scanned {args}")
+
+
+@pytest.fixture
+def no_full_path(monkeypatch):
+    """Fails the test if the ingest scans the inbox (its full path)."""
+    monkeypatch.setattr(ingest_module, "scan", _refuse)
+
+
+@pytest.fixture
+def grown(tmp_path: Path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for i, drug in enumerate(["Amoxicilin", "Vancomycin"]):
+        _csv(inbox / f"d{i}.csv", drug, 1000 + i)
+    warehouse = tmp_path / "wh"
+    first, _ = _ingest(inbox, warehouse)
+    assert [d.status for d in first.documents] == ["ok", "ok"]
+    return inbox, warehouse
+
+
+def test_a_noop_after_a_build_answers_from_the_snapshot_as_the_full_path_does(grown, monkeypatch):
+    inbox, warehouse = grown
+    _csv(inbox / "d2.csv", "Meropenem", 9900)
+    built, _ = _ingest(inbox, warehouse)  # builds d2, remembers the inbox as it found it
+    assert [d.doc_id for d in built.documents if d.rebuilt] == ["d2.csv"]
+    assert _snapshot(warehouse).is_file()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ingest_module, "scan", _refuse)
+        fast, fast_printed = _ingest(inbox, warehouse)
+    assert fast.runs == 0 and not any(d.rebuilt for d in fast.documents)
+    _snapshot(warehouse).unlink()
+    full, full_printed = _ingest(inbox, warehouse)  # the full path, for comparison
+    assert [dataclasses.asdict(d) for d in fast.documents] == [dataclasses.asdict(d) for d in full.documents]
+    assert fast_printed.splitlines()[:-1] == full_printed.splitlines()[:-1]  # the last line says the seconds
+    assert "unchanged since built: 3 documents (3 ok; 6 chunks, 6 vectors kept)" in fast_printed
+
+
+@pytest.mark.parametrize("change", ["file_rewritten", "file_added", "registry", "warehouse_folder", "run"])
+def test_any_change_takes_the_full_path(grown, change, no_full_path):
+    inbox, warehouse = grown
+    fast, _ = _ingest(inbox, warehouse)  # the fixture's ingest was a build: this one is answered from its snapshot
+    assert fast.runs == 0
+    if change == "file_rewritten":  # same name, same size, new content
+        _csv(inbox / "d0.csv", "Amoxicilim", 1000)
+    elif change == "file_added":
+        _csv(inbox / "d9.csv", "Cefuroxim", 1009)
+    elif change == "registry":
+        os.utime(warehouse / "registry.json")
+    elif change == "warehouse_folder":
+        (warehouse / "chunks" / "d1.csv.parquet").unlink()  # by hand: the index must notice
+    elif change == "run":
+        instance = open_instance(str(warehouse))
+        try:
+            instance.add_run(dg.DagsterRun(job_name="ingest", run_id="0" * 36, status=dg.DagsterRunStatus.SUCCESS))
+        finally:
+            instance.dispose()
+    with pytest.raises(_FullPathTaken, match="the full path scanned"):
+        _ingest(inbox, warehouse)
+
+
+def test_no_snapshot_when_the_inbox_holds_a_symlink(grown, tmp_path):
+    inbox, warehouse = grown
+    outside = tmp_path / "outside.csv"
+    _csv(outside, "Linezolid", 1)
+    (inbox / "link.csv").symlink_to(outside)  # refused unread: only the full scan judges links
+    result, _ = _ingest(inbox, warehouse)
+    assert {d.doc_id: d.status for d in result.documents}["link.csv"] == "rejected"
+    assert inbox_snapshot.listing_digest([inbox]) is None
+    assert not _snapshot(warehouse).exists()
+
+
+def test_the_nightly_tick_answers_from_the_snapshot_and_sees_a_removed_file(grown, monkeypatch):
+    from duocthu_assets import automation
+    from duocthu_assets.definitions import build_definitions
+    from duocthu_assets.resources import WarehouseResource
+
+    inbox, warehouse = grown
+    monkeypatch.setenv("DUOCTHU_INBOX", str(inbox))
+
+    def tick():
+        instance = open_instance(str(warehouse))
+        try:
+            defs = build_definitions(str(warehouse))
+            with dg.build_schedule_context(
+                instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))},
+                repository_def=defs.get_repository_def(),
+            ) as context:
+                return automation.nightly_reingest.evaluate_tick(context)
+        finally:
+            instance.dispose()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(automation, "Registry", _refuse)
+        answer = tick()
+        instance = open_instance(str(warehouse))
+        try:
+            with dg.build_sensor_context(instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))}) as context:
+                sensed = automation.inbox_sensor(context)
+        finally:
+            instance.dispose()
+    assert answer.run_requests == [] and answer.skip_message == "2 document(s) unchanged since built"
+    assert sensed.run_requests == [] and sensed.dynamic_partitions_requests == []
+
+    (inbox / "d1.csv").unlink()  # removed: the full path marks it and asks for its run
+    answer = tick()
+    assert [r.partition_key for r in answer.run_requests] == ["d1.csv"]
+
+
+def test_the_registry_stores_each_settings_dict_once_and_reads_the_old_form(tmp_path):
+    import json
+
+    from duocthu_assets.inbox import SETTINGS_TABLE, Registry, decode_registry, register_files, scan
+    from duocthu_assets.warehouse import Warehouse
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for i in range(3):
+        _csv(inbox / f"d{i}.csv", "Amoxicilin", i)
+    registry = Registry(Warehouse(tmp_path / "wh"))
+    register_files(registry, scan([inbox]).found)
+    registry.records["d0.csv"].built = {"sha256": "x", "settings": dict(registry.records["d0.csv"].settings)}
+    registry.save()
+    text = (tmp_path / "wh" / "registry.json").read_text()
+    raw = json.loads(text)
+    assert list(raw[SETTINGS_TABLE]) == [raw["d0.csv"]["settings"]]  # one entry, named by every record
+    assert raw["d0.csv"]["built"]["settings"] == raw["d1.csv"]["settings"]
+    again = Registry(Warehouse(tmp_path / "wh")).records
+    assert {d: vars(r) for d, r in again.items()} == {d: vars(r) for d, r in registry.records.items()}
+    # a registry written before the table (every record holding its dicts) reads the same
+    old = "{\n" + ",\n".join(f"{json.dumps(d)}: {json.dumps(vars(r))}" for d, r in registry.records.items()) + "\n}"
+    assert decode_registry(old) == {d: vars(r) for d, r in registry.records.items()}
+    from checks.adr0018 import document_settings
+
+    assert document_settings(Warehouse(tmp_path / "wh"), "d1.csv") == registry.records["d1.csv"].resolved_settings()
