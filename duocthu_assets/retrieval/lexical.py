@@ -17,14 +17,15 @@ No stemming and no stop words: BM25's IDF already weighs ``của``/``và``
 down, and a stemmer for Vietnamese or Persian would be a guess.
 
 Persisted (issue 20/21): :func:`lexical_table` is each chunk's analyzed
-terms and their counts (``search_index/lexical.parquet``, beside the index,
-in the index's row order), written when the index is built; a document whose
-chunks and embeddings files did not change keeps its rows from the previous
-file, so only the changed documents are analyzed again.
-:meth:`LexicalIndex.from_counts` turns that table into the same bm25s index
-:meth:`LexicalIndex.build` makes from the texts, with array operations only
-(no analyzer, no per-chunk Python loop), so a one-shot ``duocthu search``
-does not analyze the corpus again.
+terms and their counts, stored with the chunk's row in its index part
+(``search_index/parts/part-NN.parquet``, see :mod:`.layout`) when a
+document's rows are built; a document whose chunks and embeddings files did
+not change keeps its rows, so only the changed documents are analyzed again.
+:meth:`LexicalIndex.from_counts` turns every part's terms into the same
+bm25s index :meth:`LexicalIndex.build` makes from the texts — document
+frequencies and the average length over the whole collection, so scores do
+not depend on the partitioning — with array operations only (no analyzer,
+no per-chunk Python loop).
 
 Nothing here imports Dagster.
 """
