@@ -280,6 +280,7 @@ def _refresh(warehouse: Warehouse, requested: list[str], model_id: str | None, r
             excluded[doc_id] = read
         else:
             candidates[doc_id] = read
+        _fingerprint(warehouse, doc_id, digests)  # remembered: the next refresh stats the files, not hashes them
     digests.save()
 
     if model_id is None:

@@ -102,7 +102,7 @@ class LexicalIndex:
         idf = np.log(1 + (n - df + 0.5) / (df + 0.5)).astype(np.float32)  # bm25s: float64 math, float32 array
         tfc = tf / (K1 * ((1 - B) + B * lengths[rows] / avg) + tf)
         data = (idf[term_ids] * tfc).astype(np.float32)
-        order = np.lexsort((rows, term_ids))  # term-major, documents ascending within a term
+        order = np.argsort(term_ids, kind="stable")  # term-major; rows ascend already, and a stable sort keeps them so
         indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
         import bm25s
