@@ -32,7 +32,7 @@ from duocthu_assets.retrieval import lexical as lexical_module
 from duocthu_assets.compaction import part_name, part_of
 from duocthu_assets.retrieval.index import lexical_documents, load_index, refresh_search_index
 from duocthu_assets.retrieval.layout import PARTS, read_manifest
-from duocthu_assets.retrieval.lexical import LexicalIndex, lexical_table
+from duocthu_assets.retrieval.lexical import CollectionBM25, LexicalIndex, PartTerms, lexical_table
 from duocthu_assets.warehouse import Warehouse
 
 pytestmark = pytest.mark.slow
@@ -172,15 +172,19 @@ def test_an_ingest_rewrites_only_the_index_part_of_the_changed_document(grown, m
     assert {h.doc_id for h in searcher.search("meropenem", 5)} == {"d3.csv"}
 
 
-def test_bm25_from_persisted_counts_equals_bm25_from_texts():
+def test_bm25_over_parts_equals_bm25s_over_the_texts():
     texts = ["Vancomycin 500 mg tiêm tĩnh mạch", "Điều 17. Hợp đồng lao động", "ماده ۱۷ قرارداد كار",
              "Amoxicilin amoxicilin 1200", "", "ﬁ ² Điều 18 điều khoản"] * 7
     counts = lexical_table([f"d{i:03d}" for i in range(len(texts))], list(range(len(texts))), texts)
     assert counts.schema.field("terms").type == pa.list_(pa.string())
-    built, loaded = LexicalIndex.build(texts), LexicalIndex.from_counts(counts)
-    for query in ("vancomycin", "Điều 17", "ماده 17 کار", "amoxicilin", "nothing here", "điều điều"):
-        assert np.array_equal(built.scores(query), loaded.scores(query)), query
-    assert not LexicalIndex.from_counts(counts.slice(4, 1)).scores("x").any()  # no term at all: nothing matches
+    built = LexicalIndex.build(texts)
+    whole = CollectionBM25([PartTerms.from_counts(counts)])
+    split = CollectionBM25([PartTerms.from_counts(counts.slice(a, b - a)) for a, b in ((0, 5), (5, 6), (6, 30), (30, len(texts)))])
+    for query in ("vancomycin", "Điều 17", "ماده 17 کار", "amoxicilin", "nothing here", "điều điều", "mg 17 17"):
+        assert np.array_equal(built.scores(query), whole.scores(query)), query
+        assert np.array_equal(built.scores(query), split.scores(query)), query
+    assert not CollectionBM25([PartTerms.from_counts(counts.slice(4, 1))]).scores("x").any()  # no term at all: nothing matches
+    assert CollectionBM25([]).scores("x").shape == (0,)
 
 
 def test_an_ingest_that_changes_nothing_does_not_rewrite_the_registry(grown):

@@ -13,8 +13,8 @@
   to a refresh from nothing of the same warehouse.
 - :class:`LoadedIndex` is the index in memory: every part's vectors as one
   L2-normalised float32 numpy matrix (exact cosine is one matrix-vector
-  product), the BM25 index (:mod:`.lexical`) made from the parts' persisted
-  terms with collection-wide statistics, and the columns an answer needs.
+  product), BM25 (:mod:`.lexical`) over the parts' persisted terms with
+  collection-wide statistics, and the columns an answer needs.
   :func:`load_index` reads it, keeping the parts of a previously loaded
   index whose key did not change; :func:`file_stamp` says whether the
   manifest on disk is still the one loaded.
@@ -59,7 +59,7 @@ from .layout import (
 )
 
 if TYPE_CHECKING:
-    from .lexical import LexicalIndex
+    from .lexical import CollectionBM25, PartTerms
 
 __all__ = ["INDEX_ASSET", "IndexInfo", "IndexRefresh", "LoadedIndex", "SearchError", "load_index", "refresh_search_index"]
 
@@ -467,11 +467,12 @@ def file_stamp(warehouse: Warehouse) -> tuple[Any, ...] | None:
 
 @dataclass(frozen=True)
 class LoadedPart:
-    """One part in memory: its key, the hit columns and terms, its vectors normalised."""
+    """One part in memory: its key, the hit columns, its vectors normalised, its BM25 postings."""
 
     key: str
     rows: pa.Table
     vectors: np.ndarray
+    terms: "PartTerms"
 
 
 @dataclass
@@ -493,25 +494,23 @@ class LoadedIndex:
     order: np.ndarray
     parts: dict[int, LoadedPart] = field(default_factory=dict, repr=False)
     parts_read: int = 0  # parts read from their files by this load (the others were kept)
-    _terms: pa.Table | None = field(default=None, repr=False)
-    _lexical: "LexicalIndex | None" = field(default=None, repr=False)
+    _lexical: "CollectionBM25 | None" = field(default=None, repr=False)
     _lexical_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def size(self) -> int:
         return self.rows.num_rows
 
-    def lexical(self) -> "LexicalIndex":
-        """The BM25 index over every chunk, made once on first use from the
-        parts' persisted terms (no text analyzed): document frequencies and
-        the average length over the whole collection, so a chunk's score is
-        the same whichever part it sits in."""
+    def lexical(self) -> "CollectionBM25":
+        """BM25 over every chunk, from the parts' postings (made when each
+        part was read, from its persisted terms: no text analyzed), with the
+        document frequencies and average length of the whole collection, so
+        a chunk's score is the same whichever part it sits in."""
         with self._lexical_lock:
             if self._lexical is None:
-                from .lexical import LexicalIndex
+                from .lexical import CollectionBM25
 
-                terms = self._terms if self._terms is not None else pa.table({n: [] for n in _LEXICAL_COLUMNS})
-                self._lexical = LexicalIndex.from_counts(terms)
+                self._lexical = CollectionBM25([self.parts[p].terms for p in sorted(self.parts) if self.parts[p].rows.num_rows])
             return self._lexical
 
     def hit_rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
@@ -576,6 +575,8 @@ def load_index(warehouse: Warehouse, previous: LoadedIndex | None = None) -> Loa
     if found is None:
         return None
     manifest, tables = found
+    from .lexical import PartTerms
+
     loaded: dict[int, LoadedPart] = {}
     read = 0
     for part, table in tables.items():
@@ -584,17 +585,15 @@ def load_index(warehouse: Warehouse, previous: LoadedIndex | None = None) -> Loa
             continue
         read += 1
         dim = table.schema.field("vector").type.list_size
-        rows = table.select(HIT_COLUMNS + _LEXICAL_COLUMNS)
-        loaded[part] = LoadedPart(manifest.part_keys[part], rows, _normalised_matrix(table.column("vector"), dim))
+        vectors = _normalised_matrix(table.column("vector"), dim)
+        loaded[part] = LoadedPart(manifest.part_keys[part], table.select(HIT_COLUMNS), vectors, PartTerms.from_counts(table.select(_LEXICAL_COLUMNS)))
     ordered = [loaded[p] for p in sorted(loaded) if loaded[p].rows.num_rows]
     if ordered:
-        every = pa.concat_tables([p.rows for p in ordered])
+        rows = pa.concat_tables([p.rows for p in ordered])
         vectors = np.concatenate([p.vectors for p in ordered]) if len(ordered) > 1 else ordered[0].vectors
-        rows, terms = every.select(HIT_COLUMNS), every.select(_LEXICAL_COLUMNS)
-        order = np.empty(every.num_rows, dtype=np.int64)
-        order[pc.sort_indices(every.select(["doc_id", "chunk_index"]), [("doc_id", "ascending"), ("chunk_index", "ascending")]).to_numpy()] = np.arange(every.num_rows)
+        order = np.empty(rows.num_rows, dtype=np.int64)
+        order[pc.sort_indices(rows.select(["doc_id", "chunk_index"]), [("doc_id", "ascending"), ("chunk_index", "ascending")]).to_numpy()] = np.arange(rows.num_rows)
     else:
-        schema = pa.schema([part_schema(manifest.dim).field(n) for n in HIT_COLUMNS])
-        rows, terms, order = schema.empty_table(), None, np.zeros(0, dtype=np.int64)
-        vectors = np.zeros((0, manifest.dim), dtype=np.float32)
-    return LoadedIndex(index_info(manifest), stamp, vectors, rows, order, loaded, read, terms)
+        rows = pa.schema([part_schema(manifest.dim).field(n) for n in HIT_COLUMNS]).empty_table()
+        order, vectors = np.zeros(0, dtype=np.int64), np.zeros((0, manifest.dim), dtype=np.float32)
+    return LoadedIndex(index_info(manifest), stamp, vectors, rows, order, loaded, read)
