@@ -514,9 +514,19 @@ class LoadedIndex:
             return self._lexical
 
     def hit_rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
-        """The rows at ``positions`` (in that order) as dicts."""
-        take = pa.array(list(positions), type=pa.int64())
-        return self.rows.take(take).to_pylist() if len(take) else []
+        """The rows at ``positions`` (in that order) as dicts, each sliced
+        from its own part (``rows.take`` would first concatenate every part:
+        22 ms for 100,000 chunks, per query)."""
+        starts = np.cumsum([0, *(chunk.num_rows for chunk in self._row_chunks)])
+        found = []
+        for position in positions:
+            i = int(np.searchsorted(starts, position, side="right")) - 1
+            found.append(self._row_chunks[i].slice(int(position) - int(starts[i]), 1).to_pylist()[0])
+        return found
+
+    @property
+    def _row_chunks(self) -> list[pa.Table]:
+        return [self.parts[p].rows for p in sorted(self.parts) if self.parts[p].rows.num_rows]
 
 
 def lexical_documents(rows: pa.Table) -> list[str]:
