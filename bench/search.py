@@ -2,9 +2,9 @@
 
     .venv/bin/python bench/search.py --chunks 100000 [--queries 100] [--json FILE]
 
-1. Synthesizes a warehouse whose ``search_index/index.parquet`` (the
-   asset's schema, written by ``Warehouse.write_table``) holds ``--chunks``
-   chunks: Vietnamese formulary sentences with drug names, ATC codes and
+1. Synthesizes a warehouse of ``--chunks`` chunks (each document's
+   ``chunks`` and ``embeddings`` files, 500 chunks a document, the index
+   built from them by ``refresh_search_index`` as the asset builds it): Vietnamese formulary sentences with drug names, ATC codes and
    article numbers (~150 words each), one in twelve carrying a quarantined
    table. Vectors: ``--bases`` real passages are embedded with the default
    model, and each synthetic chunk's vector is one of them plus noise,
@@ -29,6 +29,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import http.client
 import json
 import os
@@ -49,9 +50,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from duocthu_assets.embed.base import EmbedderConfig  # noqa: E402
 from duocthu_assets.embed.factory import make_embedder  # noqa: E402
 from duocthu_assets.model import SCHEMA_VERSION  # noqa: E402
-from duocthu_assets.retrieval import Searcher, search_index_schema  # noqa: E402
+from duocthu_assets.embed.reuse import embeddings_table  # noqa: E402
+from duocthu_assets.retrieval import Searcher, refresh_search_index  # noqa: E402
 from duocthu_assets.retrieval.query import DEFAULT_MODE, dense_scores  # noqa: E402
 from duocthu_assets.retrieval.server import serve_in_thread  # noqa: E402
+from duocthu_assets.schemas import table_from_rows  # noqa: E402
 from duocthu_assets.warehouse import Warehouse  # noqa: E402
 
 from bench.embed import SENTENCES as FORMULARY_SENTENCES  # noqa: E402
@@ -90,17 +93,20 @@ def make_text(rng: random.Random, drug: str, words: int) -> str:
 
 
 def synthesize(warehouse: Warehouse, n: int, embedder, bases: int, seed: int) -> None:
-    """Write an index of ``n`` synthetic chunks (see the module docstring)."""
+    """Write ``n`` synthetic chunks as the pipeline would (each document's
+    ``chunks`` and ``embeddings`` files, 500 chunks a document), then build
+    the index from them as the ``search_index`` asset does (see the module
+    docstring)."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     base_texts = [make_text(rng, rng.choice(DRUGS), 60) for _ in range(bases)]
     base_vecs = np.asarray(embedder.embed_passages(base_texts), dtype=np.float32)
     dim = base_vecs.shape[1]
     per_doc = 500
-    rows: dict[str, list] = {name: [] for name in search_index_schema(dim).names}
     which = nrng.integers(0, bases, size=n)
     vectors = base_vecs[which] + nrng.normal(0, 0.35 / np.sqrt(dim), size=(n, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    chunks: dict[str, list[dict]] = {}
     for i in range(n):
         doc = f"bench-{i // per_doc:04d}"
         drug = DRUGS[(i // 11) % len(DRUGS)]
@@ -110,37 +116,29 @@ def synthesize(warehouse: Warehouse, n: int, embedder, bases: int, seed: int) ->
         quarantined = i % 12 == 5
         attachments = (
             [{"block_id": f"b{i:06d}", "kind": "table", "shape": "simple_table", "physical_page": 1 + i % 700,
-              "printed_page": 1 + i % 700, "bbox": [50.0, 100.0, 500.0, 300.0], "quarantined": True,
+              "printed_page": 1 + i % 700, "printed_label": "", "bbox": [50.0, 100.0, 500.0, 300.0], "quarantined": True,
               "header_row": [], "source_crop": f"crops/{doc}/b{i:06d}.png"}]
             if quarantined else []
         )
-        values = {
+        chunks.setdefault(doc, []).append({
             "doc_id": doc, "chunk_id": f"{doc}:{key}:{i}", "chunk_index": i % per_doc, "chunk_kind": "prose", "text": text,
-            "entry_title": drug.upper(), "section_key": key, "section_title": section, "headings": [drug.upper(), section],
-            "regions": [{"page_no": 1 + i % 700, "printed_page": 1 + i % 700, "bbox": [50.0, 80.0, 500.0, 700.0]}],
-            "attachments": attachments, "has_quarantined_content": quarantined,
-            "content_hash": "sha256:" + format(i, "064x"), "model_id": embedder.model_id, "dim": dim,
-            "vector": None, "schema_version": SCHEMA_VERSION,
-        }
-        for name in rows:
-            rows[name].append(values[name])
-    schema = search_index_schema(dim)
-    arrays = []
-    for f in schema:
-        if f.name == "vector":
-            arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), dim))
-        else:
-            arrays.append(pa.array(rows[f.name], type=f.type))
-    table = pa.Table.from_arrays(arrays, schema=schema)
-    docs = sorted({r for r in rows["doc_id"]})
-    table = table.replace_schema_metadata({
-        b"duocthu.search_index.model_id": embedder.model_id.encode(),
-        b"duocthu.search_index.dim": str(dim).encode(),
-        b"duocthu.search_index.documents": json.dumps(docs).encode(),
-        b"duocthu.search_index.excluded": b"{}",
-        b"duocthu.search_index.sources": json.dumps({d: "synthetic" for d in docs}).encode(),
-    })
-    warehouse.write_table("search_index", table)
+            "token_count": len(text.split()), "entry_id": drug.lower(), "entry_title": drug.upper(), "section_key": key,
+            "section_title": section, "section_index": i % len(SECTIONS), "headings": [drug.upper(), section],
+            "spans": [{"offset": 0, "length": len(text)}],
+            "regions": [{"page_no": 1 + i % 700, "printed_page": 1 + i % 700, "printed_label": "", "bbox": [50.0, 80.0, 500.0, 700.0]}],
+            "source_elements": [f"s{i:06d}"], "prev_chunk_id": None, "next_chunk_id": None,
+            "content_hash": hashlib.sha256(text.encode("utf-8")).hexdigest(), "attachments": attachments,
+            "has_quarantined_content": quarantined, "schema_version": SCHEMA_VERSION,
+        })
+    start = 0
+    for doc, rows in chunks.items():
+        warehouse.write_table("chunks", table_from_rows("chunks", rows), doc)
+        emb = [{"doc_id": doc, "chunk_id": r["chunk_id"], "content_hash": r["content_hash"], "model_id": embedder.model_id,
+                "dim": dim, "vector": v.tolist(), "schema_version": SCHEMA_VERSION}
+               for r, v in zip(rows, vectors[start:start + len(rows)])]
+        warehouse.write_table("embeddings", embeddings_table(emb, dim), doc)
+        start += len(rows)
+    refresh_search_index(warehouse, sorted(chunks), model_id=embedder.model_id)
 
 
 def make_queries(count: int, seed: int) -> list[str]:
@@ -224,7 +222,7 @@ def main() -> int:
         t0 = time.perf_counter()
         synthesize(warehouse, args.chunks, embedder, args.bases, args.seed)
         result["synthesize_s"] = round(time.perf_counter() - t0, 2)
-        result["index_bytes"] = os.path.getsize(warehouse.asset_path("search_index").path)
+        result["index_bytes"] = sum(p.stat().st_size for p in Path(warehouse.path("search_index").path).rglob("*.parquet"))
 
         searcher = Searcher(warehouse, embedder, mode=DEFAULT_MODE)
         t0 = time.perf_counter()

@@ -6,9 +6,10 @@ real `duocthu ingest` path (Dagster runs, the index asset, the summary):
   word asked of the instance again;
 - check statuses are remembered per run (StatusCache) and always agree with
   what Dagster answers, also after a document's checks change;
-- the lexical index's terms are persisted beside the index, only changed
-  documents analyzed again, the file byte-identical to a full rebuild, and a
-  searcher loads BM25 from it with the scores of one built from the texts;
+- the index is partitioned: an ingest replaces only the part holding the
+  changed document (and the manifest), only that document's chunks analyzed,
+  the files byte-identical to a full rebuild, and a searcher loads BM25 from
+  the parts' terms with the scores of one built from the texts;
 - the registry is not rewritten by an ingest that changes nothing.
 """
 
@@ -28,9 +29,11 @@ from duocthu_assets.runtime.ingest import ingest
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.retrieval import Searcher
 from duocthu_assets.retrieval import lexical as lexical_module
-from duocthu_assets.retrieval.index import build_lexical, lexical_path, lexical_documents, load_index, read_lexical
-from duocthu_assets.retrieval.lexical import LexicalIndex, lexical_table
-from duocthu_assets.warehouse import Warehouse, encode_parquet, stamp_table
+from duocthu_assets.compaction import part_name, part_of
+from duocthu_assets.retrieval.index import lexical_documents, load_index, refresh_search_index
+from duocthu_assets.retrieval.layout import PARTS, read_manifest
+from duocthu_assets.retrieval.lexical import CollectionBM25, LexicalIndex, PartTerms, lexical_table
+from duocthu_assets.warehouse import Warehouse
 
 pytestmark = pytest.mark.slow
 
@@ -125,10 +128,22 @@ def test_check_statuses_are_remembered_per_run_and_agree_with_dagster(grown):
     assert "d1.csv" in load_index(Warehouse(warehouse)).info.documents
 
 
-def test_lexical_terms_are_persisted_and_only_changed_documents_are_analyzed(grown, monkeypatch):
+def _index_files(wh: Warehouse) -> dict[str, tuple[int, bytes]]:
+    """search_index/'s Parquet files: relative path -> (inode, bytes)."""
+    root = Path(wh.path("search_index").path)
+    return {str(p.relative_to(root)): (p.stat().st_ino, p.read_bytes()) for p in sorted(root.rglob("*.parquet"))}
+
+
+def test_an_ingest_rewrites_only_the_index_part_of_the_changed_document(grown, monkeypatch):
+    """Through `duocthu ingest` (the refresh_search_index job's asset): a new
+    document is analyzed alone, only its part and the manifest are replaced,
+    and the files are byte-identical to an index built from nothing; a
+    searcher loads BM25 from the parts' terms with the scores of one built
+    from the texts."""
     inbox, warehouse = grown
     wh = Warehouse(warehouse)
-    assert lexical_path(wh).exists()
+    before = _index_files(wh)
+    assert "index.parquet" in before and any(name.startswith("parts/part-") for name in before)
 
     analyzed: list[str] = []
     real = lexical_module.term_counts
@@ -138,37 +153,38 @@ def test_lexical_terms_are_persisted_and_only_changed_documents_are_analyzed(gro
     new_chunks = wh.read_table("chunks", "d3.csv").num_rows
     assert len(analyzed) == new_chunks and any("Meropenem" in text for text in analyzed)  # the new document's chunks only
 
-    # byte-identical to the terms of every chunk analyzed afresh
-    index = wh.read_table("search_index")
-    fresh = encode_parquet(stamp_table("search_index", build_lexical(wh, index, reuse=False)))
-    assert lexical_path(wh).read_bytes() == fresh
+    after = _index_files(wh)
+    replaced = sorted(name for name in after if before.get(name, (None,))[0] != after[name][0])
+    assert replaced == ["index.parquet", f"parts/{part_name(part_of('d3.csv', PARTS))}"]
 
-    # a searcher loads BM25 from the file, with the scores of one built from the texts
+    # byte-identical to an index built from nothing
+    monkeypatch.setattr(lexical_module, "term_counts", real)
+    manifest = read_manifest(wh)
+    refresh_search_index(wh, sorted(manifest.documents), model_id=manifest.model_id, reuse=False)
+    assert {name: data for name, (_, data) in _index_files(wh).items()} == {name: data for name, (_, data) in after.items()}
+
+    # a searcher loads BM25 from the parts' terms, with the scores of one built from the texts
     searcher = Searcher(warehouse, make_embedder(), mode="lexical")
     loaded = searcher.index()
-    assert loaded.lexical_from_file
     from_texts = LexicalIndex.build(lexical_documents(loaded.rows))
     for query in ("meropenem", "gentamicin 5400", "vancomycin"):
         assert np.array_equal(loaded.lexical().scores(query), from_texts.scores(query))
     assert {h.doc_id for h in searcher.search("meropenem", 5)} == {"d3.csv"}
 
-    # a file that belongs to another index is not used: the texts are analyzed instead
-    stale = read_lexical(wh)
-    wh.write_bytes_atomic(lexical_path(wh), encode_parquet(stale.slice(0, 1)))
-    again = load_index(wh)
-    again.lexical()
-    assert not again.lexical_from_file
 
-
-def test_bm25_from_persisted_counts_equals_bm25_from_texts():
+def test_bm25_over_parts_equals_bm25s_over_the_texts():
     texts = ["Vancomycin 500 mg tiêm tĩnh mạch", "Điều 17. Hợp đồng lao động", "ماده ۱۷ قرارداد كار",
              "Amoxicilin amoxicilin 1200", "", "ﬁ ² Điều 18 điều khoản"] * 7
     counts = lexical_table([f"d{i:03d}" for i in range(len(texts))], list(range(len(texts))), texts)
     assert counts.schema.field("terms").type == pa.list_(pa.string())
-    built, loaded = LexicalIndex.build(texts), LexicalIndex.from_counts(counts)
-    for query in ("vancomycin", "Điều 17", "ماده 17 کار", "amoxicilin", "nothing here", "điều điều"):
-        assert np.array_equal(built.scores(query), loaded.scores(query)), query
-    assert not LexicalIndex.from_counts(counts.slice(4, 1)).scores("x").any()  # no term at all: nothing matches
+    built = LexicalIndex.build(texts)
+    whole = CollectionBM25([PartTerms.from_counts(counts)])
+    split = CollectionBM25([PartTerms.from_counts(counts.slice(a, b - a)) for a, b in ((0, 5), (5, 6), (6, 30), (30, len(texts)))])
+    for query in ("vancomycin", "Điều 17", "ماده 17 کار", "amoxicilin", "nothing here", "điều điều", "mg 17 17"):
+        assert np.array_equal(built.scores(query), whole.scores(query)), query
+        assert np.array_equal(built.scores(query), split.scores(query)), query
+    assert not CollectionBM25([PartTerms.from_counts(counts.slice(4, 1))]).scores("x").any()  # no term at all: nothing matches
+    assert CollectionBM25([]).scores("x").shape == (0,)
 
 
 def test_an_ingest_that_changes_nothing_does_not_rewrite_the_registry(grown):

@@ -18,11 +18,11 @@ from duocthu_assets.retrieval import (
     Hit,
     HitAttachment,
     SearchError,
-    build_search_index,
     format_hits,
-    index_info,
     index_is_current,
     read_index_info,
+    read_index_rows,
+    refresh_search_index,
     render_answer,
     search,
     withhold_numbers,
@@ -111,7 +111,7 @@ def warehouse(tmp_path, embedder):
     crop.write_bytes(b"\x89PNG\r\n\x1a\n")
     _store(wh, "duocthu-mini", FORMULARY, embedder)
     _store(wh, "persian-memo", PERSIAN, embedder)
-    wh.write_table("search_index", build_search_index(wh, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id))
+    refresh_search_index(wh, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id)
     return wh
 
 
@@ -119,7 +119,7 @@ def warehouse(tmp_path, embedder):
 
 
 def test_index_covers_the_given_documents_in_order(warehouse, embedder):
-    table = warehouse.read_table("search_index")
+    table = read_index_rows(warehouse)
     assert table.num_rows == 5
     assert table.column("chunk_id").to_pylist()[:2] == ["duocthu-mini:chi_dinh:0", "duocthu-mini:lieu_luong_va_cach_dung:1"]
     info = read_index_info(warehouse)
@@ -130,8 +130,8 @@ def test_index_covers_the_given_documents_in_order(warehouse, embedder):
 
 
 def test_only_the_documents_the_caller_names_are_indexed(warehouse, embedder):
-    table = build_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id)
-    assert set(table.column("doc_id").to_pylist()) == {"persian-memo"}
+    refresh_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id)
+    assert set(read_index_rows(warehouse).column("doc_id").to_pylist()) == {"persian-memo"}
 
 
 def test_stale_embeddings_are_excluded_and_reported(warehouse, embedder):
@@ -140,13 +140,13 @@ def test_stale_embeddings_are_excluded_and_reported(warehouse, embedder):
     changed[0]["content_hash"] = hashlib.sha256(changed[0]["text"].encode()).hexdigest()
     warehouse.write_table("chunks", table_from_rows("chunks", changed), "duocthu-mini")  # re-chunked, not re-embedded
     assert not index_is_current(warehouse, ["duocthu-mini", "persian-memo"])
-    table = build_search_index(warehouse, ["duocthu-mini", "persian-memo", "never-embedded"], model_id=embedder.model_id)
-    info = index_info(table)
+    info = refresh_search_index(warehouse, ["duocthu-mini", "persian-memo", "never-embedded"], model_id=embedder.model_id).info
     assert "stale embeddings" in info.excluded["duocthu-mini"]
     assert info.excluded["never-embedded"] == "no chunks file"
-    assert set(table.column("doc_id").to_pylist()) == {"persian-memo"}
+    assert set(read_index_rows(warehouse).column("doc_id").to_pylist()) == {"persian-memo"}
+    assert read_index_info(warehouse).excluded == info.excluded  # the manifest names them
     warehouse.remove("embeddings", "persian-memo")
-    info = index_info(build_search_index(warehouse, ["persian-memo"]))
+    info = refresh_search_index(warehouse, ["persian-memo"]).info
     assert info.excluded == {"persian-memo": "no embeddings file"}
 
 
@@ -156,7 +156,7 @@ def test_a_document_embedded_with_another_model_is_excluded(warehouse, embedder)
 
     emb = emb.set_column(emb.schema.get_field_index("model_id"), "model_id", pa.array(["other/model@1"] * emb.num_rows))
     warehouse.write_table("embeddings", emb, "persian-memo")
-    info = index_info(build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id))
+    info = refresh_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id).info
     assert "other/model@1" in info.excluded["persian-memo"]
 
 
@@ -187,7 +187,7 @@ def test_search_refuses_an_index_built_with_another_model(warehouse, embedder):
 
 def test_empty_index_answers_nothing(tmp_path, embedder):
     wh = Warehouse(tmp_path)
-    wh.write_table("search_index", build_search_index(wh, []))
+    refresh_search_index(wh, [])
     assert search(wh, "liều", k=3, embedder=embedder) == []
 
 
@@ -297,7 +297,7 @@ def test_cli_json_and_text(warehouse, embedder, capsys):
 def test_cli_reports_a_missing_index_and_unsearchable_documents(tmp_path, warehouse, embedder, capsys, monkeypatch):
     code, out, err = _run(["search", "liều", "--warehouse", str(tmp_path / "none")], embedder, capsys)
     assert code == 1 and "no search index" in err
-    warehouse.write_table("search_index", build_search_index(warehouse, ["duocthu-mini", "persian-memo", "ghost"], model_id=embedder.model_id))
+    refresh_search_index(warehouse, ["duocthu-mini", "persian-memo", "ghost"], model_id=embedder.model_id)
     monkeypatch.setenv("DUOCTHU_WAREHOUSE", str(warehouse.root))
     code, out, _ = _run(["search", "liều", "-k", "1"], embedder, capsys)
     assert code == 0 and "1 document(s) are not searchable: ghost: no chunks file" in out

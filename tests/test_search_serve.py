@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from duocthu_assets.cli import build_parser
-from duocthu_assets.retrieval import MAX_K, Searcher, build_search_index
+from duocthu_assets.retrieval import MAX_K, Searcher, refresh_search_index
 from duocthu_assets.retrieval.server import DEFAULT_HOST, search_request, serve_in_thread
 
 from .test_search import CROP, DESCRIPTOR_TEXT, _run, embedder, warehouse  # noqa: F401 - fixtures
@@ -169,7 +169,7 @@ def test_the_index_is_read_once_and_again_when_it_is_rematerialized(warehouse, e
     _get(server, f"/search?q={_q(QUERY)}&k=3")
     assert searcher.loads == 1  # warm: not read again per query
     # the asset is re-materialized without the formulary (its checks failed, or it was removed)
-    warehouse.write_table("search_index", build_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id))
+    refresh_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id)
     status, payload = _get(server, f"/search?q={_q(QUERY)}&k=10")
     assert status == 200 and {h["doc_id"] for h in payload["hits"]} == {"persian-memo"}
     assert searcher.loads == 2
@@ -188,7 +188,7 @@ def test_module_level_search_stays_warm_and_follows_the_file(warehouse, embedder
     legacy.search(warehouse, QUERY, 3, embedder)
     legacy.search(warehouse, QUERY, 3, embedder)
     assert searcher_for(warehouse).loads == max(before, 1)
-    warehouse.write_table("search_index", build_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id))
+    refresh_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id)
     assert {h.doc_id for h in legacy.search(warehouse, QUERY, 5, embedder)} == {"persian-memo"}
 
 
@@ -210,44 +210,3 @@ def test_hybrid_is_reproducible_and_ranks_by_fused_score(warehouse, embedder):
     assert [h.rank for h in first] == list(range(1, len(first) + 1))
     assert all(a.score >= b.score for a, b in zip(first, first[1:]))
     assert first[0].entry_title == "PARACETAMOL"
-
-
-# -- the index build grows with what changed ----------------------------------------------------
-
-
-def test_rebuild_reuses_unchanged_documents_and_is_byte_identical(warehouse, embedder, monkeypatch):
-    from duocthu_assets.warehouse import Warehouse, encode_parquet, stamp_table
-
-    from .test_search import FORMULARY, _store
-
-    full = build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id, reuse=False)
-    reads: list[str] = []
-    real = Warehouse.read_table_and_sha256
-
-    def counting(self, asset, doc_id=None):
-        reads.append(f"{asset}/{doc_id}")
-        return real(self, asset, doc_id)
-
-    monkeypatch.setattr(Warehouse, "read_table_and_sha256", counting)
-    again = build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id)
-    assert reads == []  # nothing changed: nothing decoded or checked again
-    assert encode_parquet(stamp_table("search_index", again)) == encode_parquet(stamp_table("search_index", full))
-
-    changed = [dict(r) for r in FORMULARY]
-    changed[3] = {**changed[3], "text": changed[3]["text"] + " Uống sau bữa ăn."}
-    import hashlib
-
-    changed[3]["content_hash"] = hashlib.sha256(changed[3]["text"].encode()).hexdigest()
-    _store(warehouse, "duocthu-mini", changed, embedder)
-    updated = build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id)
-    assert reads == ["chunks/duocthu-mini", "embeddings/duocthu-mini"]  # only the changed document
-    assert "Uống sau bữa ăn." in updated.column("text").to_pylist()[3]
-    monkeypatch.setattr(Warehouse, "read_table_and_sha256", real)
-    fresh = build_search_index(warehouse, ["duocthu-mini", "persian-memo"], model_id=embedder.model_id, reuse=False)
-    assert encode_parquet(stamp_table("search_index", updated)) == encode_parquet(stamp_table("search_index", fresh))
-    # a removed (or newly blocked) document leaves, without rereading the other
-    reads.clear()
-    monkeypatch.setattr(Warehouse, "read_table_and_sha256", counting)
-    warehouse.write_table("search_index", updated)
-    only = build_search_index(warehouse, ["persian-memo"], model_id=embedder.model_id)
-    assert reads == [] and set(only.column("doc_id").to_pylist()) == {"persian-memo"}

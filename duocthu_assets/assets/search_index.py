@@ -1,14 +1,16 @@
 """search_index: the candidate index over every document whose blocking checks
-passed (not partitioned). Rebuilt by `duocthu ingest` after every batch, and by
-the refresh_index_job that the sensors index_after_ingest_success/_failure
-launch after a run of the ingest job."""
+passed (not partitioned by document: one manifest and 64 parts by a hash of
+the doc_id, see retrieval/layout.py). Refreshed by `duocthu ingest` after every
+batch, and by the refresh_index_job that the sensors
+index_after_ingest_success/_failure launch after a run of the ingest job; a
+refresh rewrites only the parts holding a changed document, then the manifest."""
 
 
 import dagster as dg
 
 from ..runtime.gates import passing_documents
 from ..inbox import Registry
-from ..resources import EmbedderResource, WarehouseResource
+from ..resources import WarehouseResource, EmbedderResource
 from ..version import code_version
 
 
@@ -17,28 +19,28 @@ from ..version import code_version
     code_version=code_version(),
     kinds={"parquet", "duckdb"},
     deps=["embeddings"],
-    description="Every chunk and vector of the documents whose blocking checks all passed; "
-    "held in memory and searched (exact cosine + BM25, fused by rank) by `duocthu search` and `duocthu serve`.",
+    description="Every chunk, vector and BM25 terms of the documents whose blocking checks all passed, in 64 parts "
+    "under search_index/parts/ (a refresh rewrites only the parts holding a changed document) and a manifest "
+    "search_index/index.parquet; held in memory and searched (exact cosine + BM25, fused by rank) by "
+    "`duocthu search` and `duocthu serve`.",
 )
-def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.Output:
-    from ..retrieval.index import build_lexical, write_lexical
-    from ..retrieval import build_search_index, index_info
+def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.MaterializeResult:
+    from ..retrieval.index import refresh_search_index
+    from ..retrieval.layout import manifest_path
 
     wh = warehouse.get()
-    registry = Registry(wh)
-    active = sorted(r.doc_id for r in registry.active())
+    active = sorted(r.doc_id for r in Registry(wh).active())
     gate = passing_documents(context.instance, wh, active)
-    model_id = embedder.make().model_id
-    table = build_search_index(wh, gate.passed, model_id=model_id)
-    # the lexical index's terms beside it (only the changed documents analyzed),
-    # so a one-shot `duocthu search` does not analyze every chunk again
-    write_lexical(wh, build_lexical(wh, table))
-    excluded = {**gate.failed, **index_info(table).excluded}
-    return dg.Output(
-        table,
+    refresh = refresh_search_index(wh, gate.passed, model_id=embedder.make().model_id)
+    info = refresh.info
+    return dg.MaterializeResult(
         metadata={
-            "documents_indexed": len(set(table.column("doc_id").to_pylist())) if table.num_rows else 0,
-            "chunks_indexed": table.num_rows,
-            "documents_excluded": dg.MetadataValue.json(excluded),
+            "documents_indexed": len(info.documents),
+            "chunks_indexed": info.rows,
+            "documents_excluded": dg.MetadataValue.json({**gate.failed, **info.excluded}),
+            "documents_changed": len(refresh.changed),
+            "documents_gone": len(refresh.gone),
+            "parts_written": dg.MetadataValue.json(refresh.parts_written),
+            "path": str(manifest_path(wh)),
         },
     )

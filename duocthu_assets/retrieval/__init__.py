@@ -1,4 +1,4 @@
-"""Search: the index (:mod:`.index`, :mod:`.lexical`), queries and ranking
+"""Search: the index (:mod:`.index`, on disk :mod:`.layout`, :mod:`.lexical`), queries and ranking
 (:mod:`.query`), the answer layer's obligations (:mod:`.answer`), the warm
 Python API (:mod:`.searcher`) and the HTTP server (:mod:`.server`).
 
@@ -9,13 +9,14 @@ from .answer import ANSWER_SCHEMA, WITHHELD, Answer, CropRef, answer_payload, fo
 from .index import (
     INDEX_ASSET,
     IndexInfo,
+    IndexRefresh,
     LoadedIndex,
     SearchError,
-    build_search_index,
-    index_info,
     index_is_current,
     load_index,
     read_index_info,
+    read_index_rows,
+    refresh_search_index,
     search_index_schema,
 )
 from .query import DEFAULT_MODE, MAX_K, MODES, Hit, HitAttachment, SearchMode, normalize_query, validate_query
@@ -23,8 +24,8 @@ from .searcher import Searcher, answer, search
 
 __all__ = [
     "ANSWER_SCHEMA", "DEFAULT_MODE", "INDEX_ASSET", "MAX_K", "MODES", "WITHHELD",
-    "Answer", "CropRef", "Hit", "HitAttachment", "IndexInfo", "LoadedIndex", "SearchError", "SearchMode", "Searcher",
-    "answer", "answer_payload", "build_search_index", "format_hits", "index_info", "index_is_current", "load_index",
-    "normalize_query", "read_index_info", "render_answer", "search", "search_index_schema", "validate_query",
+    "Answer", "CropRef", "Hit", "HitAttachment", "IndexInfo", "IndexRefresh", "LoadedIndex", "SearchError", "SearchMode",
+    "Searcher", "answer", "answer_payload", "format_hits", "index_is_current", "load_index", "normalize_query",
+    "read_index_info", "read_index_rows", "refresh_search_index", "render_answer", "search", "search_index_schema", "validate_query",
     "withhold_numbers",
 ]

@@ -84,8 +84,8 @@ class FileDigests:
         tmp = f"{self.cache_path}.{os.getpid()}.tmp"
         try:
             os.makedirs(os.path.dirname(self.cache_path), exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump(self._entries, fh, separators=(",", ":"), sort_keys=True)
+            with open(tmp, "w", encoding="utf-8") as fh:  # dumps: the C encoder (dump streams through the Python one, 10x slower)
+                fh.write(json.dumps(self._entries, separators=(",", ":"), sort_keys=True))
             os.replace(tmp, self.cache_path)
             self._dirty = False
         except OSError:

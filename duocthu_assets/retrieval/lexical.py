@@ -17,14 +17,17 @@ No stemming and no stop words: BM25's IDF already weighs ``của``/``và``
 down, and a stemmer for Vietnamese or Persian would be a guess.
 
 Persisted (issue 20/21): :func:`lexical_table` is each chunk's analyzed
-terms and their counts (``search_index/lexical.parquet``, beside the index,
-in the index's row order), written when the index is built; a document whose
-chunks and embeddings files did not change keeps its rows from the previous
-file, so only the changed documents are analyzed again.
-:meth:`LexicalIndex.from_counts` turns that table into the same bm25s index
-:meth:`LexicalIndex.build` makes from the texts, with array operations only
-(no analyzer, no per-chunk Python loop), so a one-shot ``duocthu search``
-does not analyze the corpus again.
+terms and their counts, stored with the chunk's row in its index part
+(``search_index/parts/part-NN.parquet``, see :mod:`.layout`) when a
+document's rows are built; a document whose chunks and embeddings files did
+not change keeps its rows, so only the changed documents are analyzed again.
+:class:`PartTerms` turns a part's terms into postings (array operations
+only: no analyzer, no per-chunk Python loop) when the part is read, and
+:class:`CollectionBM25` scores a query over every part with the document
+frequencies and average length of the whole collection — the scores
+:meth:`LexicalIndex.build` (bm25s over the texts, the reference the tests
+compare with) gives, bit for bit — so a refreshed part is all a warm
+searcher analyzes again.
 
 Nothing here imports Dagster.
 """
@@ -79,41 +82,6 @@ class LexicalIndex:
     _bm25: Any  # bm25s.BM25, or None for an empty corpus
 
     @classmethod
-    def from_counts(cls, table: pa.Table) -> "LexicalIndex":
-        """The index :meth:`build` makes from the same chunks, from their
-        :func:`lexical_table` (terms and counts) with array operations only:
-        document frequencies, Lucene's IDF and term-frequency component as
-        bm25s computes them, laid out as bm25s's term-major sparse matrix."""
-        n = table.num_rows
-        terms_col = table.column("terms").combine_chunks() if n else pa.array([], pa.list_(pa.string()))
-        flat = pc.list_flatten(terms_col)
-        if len(flat) == 0:
-            return cls(n, None)
-        encoded = pc.dictionary_encode(flat)
-        term_ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        vocab = {term: i for i, term in enumerate(encoded.dictionary.to_pylist())}
-        tf = pc.list_flatten(table.column("counts").combine_chunks()).to_numpy(zero_copy_only=False).astype(np.float32)
-        per_row = pc.list_value_length(terms_col).to_numpy(zero_copy_only=False).astype(np.int64)
-        rows = np.repeat(np.arange(n, dtype=np.int64), per_row)
-        lengths = table.column("length").to_numpy().astype(np.int64)
-        avg = np.array(lengths).mean()
-        df = np.bincount(term_ids, minlength=len(vocab))
-        idf = np.log(1 + (n - df + 0.5) / (df + 0.5)).astype(np.float32)  # bm25s: float64 math, float32 array
-        tfc = tf / (K1 * ((1 - B) + B * lengths[rows] / avg) + tf)
-        data = (idf[term_ids] * tfc).astype(np.float32)
-        order = np.lexsort((rows, term_ids))  # term-major, documents ascending within a term
-        indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
-        np.cumsum(df, out=indptr[1:])
-        import bm25s
-
-        bm25 = bm25s.BM25(k1=K1, b=B, method="lucene", backend="numpy", csc_backend="numpy")
-        bm25.scores = {"data": data[order], "indices": rows[order].astype(np.int32), "indptr": indptr, "num_docs": n}
-        bm25.vocab_dict = vocab
-        bm25.unique_token_ids_set = set(vocab.values())
-        bm25.nonoccurrence_array = None
-        return cls(n, bm25)
-
-    @classmethod
     def build(cls, documents: Sequence[str]) -> "LexicalIndex":
         """Analyze ``documents`` straight into term ids (no per-document
         lists of strings kept: at 100,000 chunks that is gigabytes) and hand
@@ -137,6 +105,73 @@ class LexicalIndex:
         if not ids:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self._bm25.get_scores(ids), dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class PartTerms:
+    """One index part's postings, from its persisted terms and counts
+    (:func:`lexical_table`'s columns): for each term, the part's rows that
+    hold it (ascending) and how often; each row's length."""
+
+    vocab: dict[str, int]  # term -> its slot in indptr
+    indptr: np.ndarray  # term t's postings are rows[indptr[t]:indptr[t + 1]]
+    rows: np.ndarray  # int64, row in the part
+    tf: np.ndarray  # float32, the term's count in that row
+    lengths: np.ndarray  # int64, each row's length
+
+    @classmethod
+    def from_counts(cls, table: pa.Table) -> "PartTerms":
+        n = table.num_rows
+        terms_col = table.column("terms").combine_chunks() if n else pa.array([], pa.list_(pa.string()))
+        encoded = pc.dictionary_encode(pc.list_flatten(terms_col))
+        ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        per_row = pc.list_value_length(terms_col).to_numpy(zero_copy_only=False).astype(np.int64)
+        order = np.argsort(ids, kind="stable")  # term-major; rows ascend within a term (a stable sort keeps them so)
+        indptr = np.zeros(len(encoded.dictionary) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(ids, minlength=len(encoded.dictionary)), out=indptr[1:])
+        counts = pc.list_flatten(table.column("counts").combine_chunks()) if n else pa.array([], pa.int32())
+        return cls(
+            vocab={term: i for i, term in enumerate(encoded.dictionary.to_pylist())},
+            indptr=indptr,
+            rows=np.repeat(np.arange(n, dtype=np.int64), per_row)[order],
+            tf=counts.to_numpy(zero_copy_only=False).astype(np.float32)[order],
+            lengths=table.column("length").to_numpy().astype(np.int64) if n else np.zeros(0, dtype=np.int64),
+        )
+
+
+class CollectionBM25:
+    """BM25 over the rows of several parts, one after the other, with the
+    statistics of the whole collection: a term's document frequency is the
+    sum of its postings in every part, the average length that of every row.
+    A row's score is, bit for bit, the one :meth:`LexicalIndex.build` gives
+    it over the same rows in one index (bm25s's Lucene variant: IDF and the
+    term-frequency component in float64, each term's contribution rounded to
+    float32, summed in float32 in the query's term order); made from parts
+    that are already analyzed, so a new part costs only its own postings."""
+
+    def __init__(self, parts: Sequence[PartTerms]):
+        self.parts = list(parts)
+        sizes = [len(p.lengths) for p in self.parts]
+        self.offsets = np.cumsum([0, *sizes])[:-1].tolist()
+        self.size = int(sum(sizes))
+        total = sum(int(p.lengths.sum()) for p in self.parts)  # exact: an integer sum, as numpy's mean of int64 computes it
+        self.avg = total / self.size if self.size else 0.0
+
+    def scores(self, query: str) -> np.ndarray:
+        """The BM25 score of every row for ``query`` (float32, 0 where no term of the query occurs)."""
+        out = np.zeros(self.size, dtype=np.float32)
+        for term in terms(query):  # repeats count again, as in bm25s
+            hits = [(p, offset, p.vocab[term]) for p, offset in zip(self.parts, self.offsets) if term in p.vocab]
+            if not hits:
+                continue
+            df = np.array([sum(int(p.indptr[t + 1] - p.indptr[t]) for p, _, t in hits)], dtype=np.int64)
+            idf = np.log(1 + (self.size - df + 0.5) / (df + 0.5)).astype(np.float32)[0]
+            for part, offset, t in hits:
+                start, end = part.indptr[t], part.indptr[t + 1]
+                rows, tf = part.rows[start:end], part.tf[start:end]
+                tfc = tf / (K1 * ((1 - B) + B * part.lengths[rows] / self.avg) + tf)
+                np.add.at(out, rows + offset, (idf * tfc).astype(np.float32))
+        return out
 
 
 def term_counts(text: str) -> tuple[list[str], list[int], int]:

@@ -13,8 +13,8 @@
   cosine (one float32 matrix-vector product, no approximation), BM25
   (:mod:`.lexical`), or both fused by reciprocal rank (``hybrid``: each list's
   top :data:`FUSION_DEPTH`, score Σ 1/(:data:`RRF_K` + rank)). Ties are broken
-  by position in the index, i.e. (doc_id, chunk_index), so results are
-  reproducible.
+  by (doc_id, chunk_index) (:attr:`~.index.LoadedIndex.order`), so results
+  are reproducible and do not depend on how the index is partitioned.
 
 Nothing here imports Dagster.
 """
@@ -82,8 +82,9 @@ def normalize_query(query: str) -> str:
 # -- ranking --------------------------------------------------------------------------
 
 
-def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the ``k`` highest ``scores``, best first, ties by position."""
+def top_k(scores: np.ndarray, k: int, order: np.ndarray | None = None) -> np.ndarray:
+    """Positions of the ``k`` highest ``scores``, best first, ties by
+    ``order[position]`` (by position when None)."""
     n = len(scores)
     k = min(k, n)
     if k <= 0:
@@ -93,8 +94,8 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
         candidates = np.flatnonzero(scores >= kth)
     else:
         candidates = np.arange(n)
-    order = np.lexsort((candidates, -scores[candidates]))
-    return candidates[order][:k]
+    ranked = np.lexsort((candidates if order is None else order[candidates], -scores[candidates]))
+    return candidates[ranked][:k]
 
 
 def dense_scores(index: LoadedIndex, query_vector: np.ndarray) -> np.ndarray:
@@ -115,20 +116,21 @@ def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int
     """
     if index.size == 0:
         return []
+    order = index.order  # ties: (doc_id, chunk_index), whichever part a chunk sits in
     if mode == "dense":
         scores = dense_scores(index, query_vector)
-        return [(int(p), float(scores[p])) for p in top_k(scores, k)]
+        return [(int(p), float(scores[p])) for p in top_k(scores, k, order)]
     lexical = index.lexical().scores(query)
     if mode == "lexical":
-        return [(int(p), float(lexical[p])) for p in top_k(lexical, k) if lexical[p] > 0]
+        return [(int(p), float(lexical[p])) for p in top_k(lexical, k, order) if lexical[p] > 0]
     depth = max(k, FUSION_DEPTH)
     dense = dense_scores(index, query_vector)
     fused: dict[int, float] = {}
-    lists = (top_k(dense, depth), [p for p in top_k(lexical, depth) if lexical[p] > 0])
+    lists = (top_k(dense, depth, order), [p for p in top_k(lexical, depth, order) if lexical[p] > 0])
     for ranking in lists:
         for r, position in enumerate(ranking, start=1):
             fused[int(position)] = fused.get(int(position), 0.0) + 1.0 / (RRF_K + r)
-    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:k]
+    return sorted(fused.items(), key=lambda item: (-item[1], order[item[0]]))[:k]
 
 
 # -- hits -----------------------------------------------------------------------------

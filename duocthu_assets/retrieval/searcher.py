@@ -5,11 +5,11 @@
     for a in searcher.answer("liều vancomycin suy thận", k=10):
         print(a.mode, a.printed_pages, a.text)       # ADR 0006 applied
 
-The index is read once, then kept in memory; before every query the file's
-stamp (inode, size, mtime) is compared with the loaded one, and a
-re-materialized index (the warehouse replaces the file by a rename) is read
-again, under a lock, while other threads keep answering from the one they
-hold. ``duocthu search`` is one Searcher used once; ``duocthu serve`` is one
+The index is read once, then kept in memory; before every query the
+manifest's stamp (inode, size, mtime) is compared with the loaded one, and a
+re-materialized index (a refresh replaces the manifest by a rename) is read
+again — only its parts whose key changed — under a lock, while other
+threads keep answering from the one they hold. ``duocthu search`` is one Searcher used once; ``duocthu serve`` is one
 Searcher behind HTTP; :func:`search` and :func:`answer` keep a few Searchers
 (per warehouse) so repeated calls (``duocthu eval``) stay warm too.
 
@@ -27,6 +27,7 @@ from ..embed.base import Embedder
 from ..warehouse import Warehouse
 from .answer import Answer, answer_payload, format_hits, render_answer
 from .index import INDEX_ASSET, LoadedIndex, SearchError, file_stamp, load_index
+from .layout import LayoutError
 from .query import RRF_K, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
 
 _MODE_NOTES = {
@@ -82,10 +83,10 @@ class Searcher:
         try:
             if self._index is None or self._index.stamp != file_stamp(self.warehouse):
                 try:
-                    loaded = load_index(self.warehouse)
+                    loaded = load_index(self.warehouse, self._index)  # only the parts that changed are read
                     if loaded is not None and self.mode != "dense" and loaded.size:
                         loaded.lexical()  # built before it answers, not by the first query
-                except (OSError, ValueError) as exc:
+                except (OSError, ValueError, LayoutError) as exc:
                     raise SearchError(f"the search index at {self.warehouse.asset_path(INDEX_ASSET)} cannot be read: {exc}") from exc
                 if loaded is None:
                     raise SearchError(f"no search index at {self.warehouse.asset_path(INDEX_ASSET)}: run `duocthu ingest` first")

@@ -56,7 +56,7 @@ FAILURES = {
 def _ingest(inbox, warehouse, report):
     code = main(["ingest", str(inbox), "--warehouse", str(warehouse), "--report", str(report), "--quiet"])
     summary = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
-    index = pq.read_table(warehouse / "search_index" / "index.parquet", columns=["doc_id", "text"]).to_pylist()
+    index = pq.read_table(warehouse / "search_index" / "parts", columns=["doc_id", "text"]).to_pylist()
     return code, summary, index
 
 
