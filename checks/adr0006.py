@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any, Iterable, Iterator
 
 from duocthu_assets.chunking.descriptors import allowed_descriptor_texts, page_reference
+from duocthu_assets.parse.pdf_furniture import parse_page_number
 
 from .rules import DocumentRows, Row, Rule, RuleResult
 
@@ -340,22 +341,65 @@ def descriptor_range_not_attachment_page(rows: DocumentRows) -> RuleResult:
 # -- 10 ------------------------------------------------------------------------
 
 
+def _numbered_pages(rows: DocumentRows) -> list[int]:
+    """The physical pages whose printed label the parse verified."""
+    labels = (rows.parsed or {}).get("page_labels") or []
+    pages = {k for k, label in enumerate(labels, 1) if label}
+    pages |= {s["page_no"] for s in rows.segments if s.get("page_no") is not None and (s.get("printed_page") is not None or s.get("printed_label"))}
+    return sorted(pages)
+
+
+def _printed_numbers(rows: DocumentRows) -> dict[int, str]:
+    """Per page, a number the page prints that the parse did not verify as
+    its page number: page-label furniture, or a segment that is nothing but
+    a page number (``1`` left in prose at the foot of the page)."""
+    found: dict[int, str] = {}
+    for f in (rows.parsed or {}).get("furniture") or []:
+        if f.get("kind") == "page_label":
+            found.setdefault(f["page_no"], f.get("text") or "")
+    for s in rows.segments:
+        if s.get("page_no") is not None and s.get("kind") != "heading" and parse_page_number(s.get("text") or ""):
+            found.setdefault(s["page_no"], s["text"].strip())
+    return found
+
+
 def attachment_without_printed_page(rows: DocumentRows) -> RuleResult:
-    """Every attachment carries a printed page. A block on a PDF page that
-    prints no number offends, except in a generic (non-formulary) document
-    none of whose pages prints a number (the ADR wants the printed page a reader can
-    turn to); the message lists those physical pages so a reviewer can look."""
-    bad = [(c, a) for c, a in attachments(rows) if a.get("printed_page") is None]
+    """Every attachment carries the page a reader can turn to: its printed
+    page, or its printed label (``xii``, ``A-42``). In a generic document an
+    attachment may cite its physical page instead when that page is proven
+    to print no number: it lies outside the document's numbered run (before
+    its first numbered page, as a paper's title page, or after its last; or
+    the document numbers no page) and prints no number the parse saw (no
+    page-label furniture, no lone number among its lines). A page inside
+    the numbered run, a page that prints a number the parse could not
+    verify, and any page of a formulary (it prints every page) offend."""
+    missing = [(c, a) for c, a in attachments(rows) if a.get("printed_page") is None and not a.get("printed_label")]
     profile = (rows.raw or {}).get("profile", "")
-    if bad and profile != "formulary" and rows.segments and not any(s.get("printed_page") is not None for s in rows.segments):
-        # A generic document that prints no page number anywhere: the physical
-        # page is the only page a reader has, and the descriptor says so
-        # ("page N of the file"). The formulary prints every page: there it fails.
-        return RuleResult(True, message="the document prints no page numbers; attachments cite the physical page")
+    numbered = _numbered_pages(rows)
+    printed = _printed_numbers(rows)
+
+    def proven_unnumbered(page: Any) -> bool:
+        if profile == "formulary" or not rows.segments or not isinstance(page, int) or page in printed:
+            return False
+        return not numbered or page < numbered[0] or page > numbered[-1]
+
+    bad = [(c, a) for c, a in missing if not proven_unnumbered(a.get("physical_page"))]
+    if missing and not bad:
+        # the physical page is the only page a reader has, and the descriptor says so ("page N of the file")
+        if not numbered:
+            return RuleResult(True, message="the document prints no page numbers; attachments cite the physical page")
+        cited = ", ".join(map(str, sorted({a["physical_page"] for _, a in missing})))
+        return RuleResult(
+            True,
+            message=f"attachments on pages {cited} cite the physical page: those pages lie outside the numbered pages"
+            f" ({numbered[0]}-{numbered[-1]}) and print no number",
+        )
     pages = sorted({a.get("physical_page") for _, a in bad if a.get("physical_page") is not None})
     what = "attachments without a printed page"
     if bad:
-        what += " (physical pages that print no number: " + (", ".join(map(str, pages)) or "unknown") + ")"
+        why = [f"page {p} prints {printed[p]!r}, not verified as its page number" for p in pages if p in printed]
+        run = f"the document's numbered pages are {numbered[0]}-{numbered[-1]}" if numbered else "the document numbers no page"
+        what += f" (physical pages {', '.join(map(str, pages)) or 'unknown'}: not proven to print no number; {'; '.join(why + [run])})"
     return RuleResult.from_offenders((attachment_ref(c, a) for c, a in bad), what, pages)
 
 
@@ -378,5 +422,5 @@ ADR0006_RULES: list[Rule] = [
     _rule(7, "attachment_header_row_present", attachment_header_row_present, ("chunks",)),
     _rule(8, "descriptor_with_unverified_columns", descriptor_with_unverified_columns),
     _rule(9, "descriptor_range_not_attachment_page", descriptor_range_not_attachment_page, ("chunks",)),
-    _rule(10, "attachment_without_printed_page", attachment_without_printed_page, ("chunks", "segments", "raw")),
+    _rule(10, "attachment_without_printed_page", attachment_without_printed_page, ("chunks", "segments", "raw", "parsed")),
 ]

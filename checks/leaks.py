@@ -10,13 +10,15 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
 - ``leak_02_flattened_math_in_prose``: a prose chunk whose text is dominated
   by the fragments of a flattened formula (U+FFFD or private-use glyphs, runs
   of lone characters and symbols: ``� n+1 � i=1 x2 i = 1 �``) fails the
-  document with its chunk id and pages
-  (:func:`duocthu_assets.parse.pdf_leaks.flattened_math`).
+  document with its chunk id, pages and what the run is (formula fragments,
+  an unreadable text-layer line, symbol runs)
+  (:func:`duocthu_assets.parse.pdf_leaks.flattened_math`); a figure's labels
+  read as printed are not math prose and pass, named in the message.
 """
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables
+from duocthu_assets.parse.pdf_leaks import figure_labels_in, flattened_math, flattened_window, inspect_tables
 
 from .adr0006 import normalize_for_leaks
 from .rules import DocumentRows, Row, Rule, RuleResult
@@ -68,18 +70,42 @@ def table_row_in_prose(rows: DocumentRows) -> RuleResult:
     return result
 
 
+def _pages(chunk: Row) -> list[int]:
+    return sorted({r["page_no"] for r in chunk.get("regions") or []})
+
+
+def _page_span(pages: list[int]) -> str:
+    if not pages:
+        return "p?"
+    return f"p{pages[0]}" if len(pages) == 1 else f"p{pages[0]}-{pages[-1]}"
+
+
 def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
-    """No prose chunk is dominated by the fragments of a flattened formula."""
+    """No prose chunk is dominated by the fragments of a flattened formula
+    or of an unreadable text layer. A run that is a figure's labels (lines
+    set over or beside the figure's raster images, read as printed) is not
+    math prose: it passes, named in the message."""
     bad = [(c, flattened_math(c["text"])) for c in _prose_chunks(rows)]
     bad = [(c, why) for c, why in bad if why]
+    labels = []
+    if rows.source:
+        for chunk, _ in bad:
+            window = flattened_window(chunk["text"])
+            if window and figure_labels_in(rows.source, _pages(chunk), window):
+                labels.append(chunk)
+        bad = [(c, why) for c, why in bad if c not in labels]
+    shown_labels = "; ".join(f"{_page_span(_pages(c))} {c['chunk_id']}: {' '.join(flattened_window(c['text']) or [])}" for c in labels)
     result = RuleResult.from_offenders(
         (c["chunk_id"] for c, _ in bad),
-        "prose chunks holding flattened math",
-        (r["page_no"] for c, _ in bad for r in c.get("regions") or []),
+        "prose chunks holding flattened math or an unreadable text layer",
+        (p for c, _ in bad for p in _pages(c)),
     )
-    if bad:
-        result = RuleResult(False, result.count, result.offending_ids, result.pages, f"{result.message} — first: {bad[0][1][:120]}")
-    return result
+    if not bad:
+        if labels:
+            return RuleResult(True, message=f"{result.message}; figure labels read as printed, not math: {shown_labels}")
+        return result
+    shown = "; ".join(f"{_page_span(_pages(c))} {c['chunk_id']}: {why[:120]}" for c, why in bad[:5])
+    return RuleResult(False, result.count, result.offending_ids, result.pages, f"{result.message} — {shown}")
 
 
 def _rule(number: int, name: str, evaluate, needs) -> Rule:
@@ -88,5 +114,5 @@ def _rule(number: int, name: str, evaluate, needs) -> Rule:
 
 LEAK_RULES: list[Rule] = [
     _rule(1, "table_row_in_prose", table_row_in_prose, ("chunks", "blocks", "source")),
-    _rule(2, "flattened_math_in_prose", flattened_math_in_prose, ("chunks",)),
+    _rule(2, "flattened_math_in_prose", flattened_math_in_prose, ("chunks", "source")),
 ]

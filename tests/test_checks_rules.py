@@ -293,7 +293,8 @@ def test_10_a_block_on_a_page_that_prints_no_number():
     assert_fails(
         doc.evaluate("adr0006_10_attachment_without_printed_page"),
         [f"{host}[p14-t1]", f"{TABLE_DESC}[p14-t1]"],
-        "attachments without a printed page (physical pages that print no number: 14)",
+        "attachments without a printed page (physical pages 14: not proven to print no number;"
+        " the document's numbered pages are 13-15)",
         pages=(14,),
     )
     # the descriptor itself is honest about it: #8 and #9 hold
@@ -442,8 +443,11 @@ def test_chunk_derived_field_mismatch(doc, field):
 
 
 def test_offending_ids_are_capped_at_twenty_and_counted_in_full():
-    # page 1 prints a number, so the unnumbered pages 1..25 of the blocks offend
-    raw = [Segment("s001", SegmentKind.HEADING, "THUỐC", level=1, page_no=1, printed_page=1, bbox=(0, 0, 9, 9))]
+    # pages 1 and 26 print a number, so the unnumbered pages 1..25 of the blocks offend
+    raw = [
+        Segment("s001", SegmentKind.HEADING, "THUỐC", level=1, page_no=1, printed_page=1, bbox=(0, 0, 9, 9)),
+        Segment("s002", SegmentKind.PARAGRAPH, "Hết.", page_no=26, printed_page=26, bbox=(0, 0, 9, 9)),
+    ]
     blocks = [
         LiftedBlock(f"b{k:02d}", BlockKind.TABLE, BlockShape.SIMPLE_TABLE, k + 1, None, (0, 0, 10, 10), anchor_segment_id="s001")
         for k in range(25)
@@ -462,6 +466,81 @@ def test_a_generic_document_that_prints_no_page_numbers_cites_physical_pages():
     doc = stored(build_document(raw, blocks))
     result = doc.evaluate("adr0006_10_attachment_without_printed_page")
     assert result.passed is True and "prints no page numbers" in result.message
+
+
+def paper(block_page: int, label_furniture_on: tuple[int, ...] = ()) -> Doc:
+    """A generic three-page paper whose first page prints no number (pages 2
+    and 3 print 2 and 3), with one lifted formula on ``block_page``."""
+    raw = [
+        Segment(f"s00{p}", SegmentKind.HEADING if p == 1 else SegmentKind.PARAGRAPH, f"Part {p}", level=1 if p == 1 else 0,
+                page_no=p, printed_page=None if p == 1 else p, printed_label="" if p == 1 else str(p), bbox=(0, 0, 9, 9))
+        for p in (1, 2, 3)
+    ]
+    printed = None if block_page == 1 else block_page
+    blocks = [
+        LiftedBlock("f01", BlockKind.FORMULA, BlockShape.FORMULA_2D, block_page, printed, (0, 20, 10, 30),
+                    anchor_segment_id=f"s00{block_page}")
+    ]
+    doc = stored(build_document(raw, blocks))
+    doc.parsed["furniture"] = [
+        {"page_no": p, "kind": "page_label", "text": str(p), "bbox": [0, 780, 9, 790]} for p in label_furniture_on
+    ]
+    return doc
+
+
+def test_10_a_formula_on_a_papers_unnumbered_first_page_cites_its_physical_page():
+    doc = paper(block_page=1, label_furniture_on=(2, 3))
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is True
+    assert result.message == (
+        "attachments on pages 1 cite the physical page: those pages lie outside the numbered pages (2-3)"
+        " and print no number"
+    )
+    descriptor = next(c for c in doc.chunks if c["chunk_kind"] == "block_descriptor")
+    assert descriptor["text"].endswith("trang 1 của tệp.")  # the sample is Vietnamese: "page 1 of the file"
+    assert doc.evaluate("adr0006_09_descriptor_range_not_attachment_page").passed is True
+
+
+def test_10_an_unnumbered_first_page_that_records_its_page_label_offends():
+    # the parse kept page 1's page-label furniture, yet the attachment lost its printed page
+    doc = paper(block_page=1, label_furniture_on=(1, 2, 3))
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is False and result.pages == (1,)
+    assert (
+        "(physical pages 1: not proven to print no number; page 1 prints '1', not verified as its page number;"
+        " the document's numbered pages are 2-3)"
+    ) in result.message
+
+
+def test_10_a_block_after_the_first_numbered_page_without_its_printed_page_offends():
+    doc = paper(block_page=3)
+    for row in doc.chunks:
+        for attachment in row.get("attachments") or []:
+            attachment["printed_page"], attachment["printed_label"] = None, ""
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is False and result.count == 2 and result.pages == (3,)
+    assert "(physical pages 3: not proven to print no number; the document's numbered pages are 2-3)" in result.message
+
+
+def test_10_a_trailing_page_whose_number_was_left_in_prose_offends():
+    # code_and_formula's shape: page 3 prints "1" at its foot, read as a paragraph
+    doc = paper(block_page=1)
+    doc.segments.append({**doc.segments[-1], "segment_id": "s009", "kind": "paragraph", "text": "1", "page_no": 4,
+                         "printed_page": None, "printed_label": ""})
+    for row in doc.chunks:
+        for attachment in row.get("attachments") or []:
+            attachment["physical_page"] = 4
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is False and result.pages == (4,)
+    assert "page 4 prints '1', not verified as its page number" in result.message
+
+
+def test_10_a_printed_label_that_is_not_a_number_is_a_printed_page():
+    doc = paper(block_page=3)
+    for row in doc.chunks:
+        for attachment in row.get("attachments") or []:
+            attachment["printed_page"], attachment["printed_label"] = None, "A-3"
+    assert doc.evaluate("adr0006_10_attachment_without_printed_page").passed is True
 
 
 def test_needle_search_finds_every_occurrence_of_a_long_enough_needle():

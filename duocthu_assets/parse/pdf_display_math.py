@@ -56,8 +56,19 @@ def _scripted(f: Fragment) -> bool:
     return any(w.plain for w in f.words)
 
 
+_EDGE_PUNCTUATION = ".,;:!?()[]\"'“”‘’"
+_LETTER_PAIR = re.compile(r"[^\W\d_]{2}")
+
+
+def _is_word(token: str) -> bool:
+    """A word of running text (or a function name like ``exp(−ϵ)``): three
+    or more letters, two of them together, and no math sign;
+    ``c(X1,Y1)``, a script's index of lone letters, is not one."""
+    return sum(c.isalpha() for c in token) >= 3 and bool(_LETTER_PAIR.search(token)) and not any(_math_char(c) for c in token)
+
+
 def _words(text: str) -> int:
-    return sum(1 for t in text.split() if sum(c.isalpha() for c in t) >= 3 and not any(_math_char(c) for c in t))
+    return sum(1 for t in text.split() if _is_word(t))
 
 
 def _strong(ch: str) -> bool:
@@ -77,7 +88,15 @@ def _cells(row: list[Fragment]) -> bool:
     """Two or more wide gaps along the row: cells of a table (whose cells
     may hold formulas), not one formula."""
     frags = sorted((f for f in row if not EQUATION_NUMBER.match(f.text.strip())), key=lambda f: f.bbox[0])
-    wide = sum(1 for a, b in zip(frags, frags[1:]) if b.bbox[0] - a.bbox[2] >= 2 * max(a.size, b.size, 1.0))
+    # gaps in the row's horizontal projection: a fraction's short
+    # denominator under a long numerator leaves no gap (the pieces stack)
+    wide = 0
+    reach, size = None, 1.0
+    for f in frags:
+        if reach is not None and f.bbox[0] - reach >= 2 * max(size, f.size, 1.0):
+            wide += 1
+        if reach is None or f.bbox[2] > reach:
+            reach, size = f.bbox[2], f.size
     return wide >= 2
 
 
@@ -110,9 +129,17 @@ def _own_column(row: list[Fragment]) -> list[Fragment]:
     rest = [f for f in row if _words(f.text) <= MAX_WORDS]
     if not prose or not rest:
         return row
-    if all(max(p.bbox[0] - f.bbox[2], f.bbox[0] - p.bbox[2]) >= GUTTER for f in rest for p in prose):
-        return rest
-    return row
+    near = [f for f in rest if any(max(p.bbox[0] - f.bbox[2], f.bbox[0] - p.bbox[2]) < GUTTER for p in prose)]
+    if any(not _plain_text(f) for f in near):
+        return row  # math touching running text: inline
+    # a short line of words in the prose's column (a paragraph's last line)
+    # goes with that column
+    return [f for f in rest if f not in near] or row
+
+
+def _plain_text(f: Fragment) -> bool:
+    """Nothing but words and numbers: no formula piece, no math sign."""
+    return all(_is_word(t) or t.strip(_EDGE_PUNCTUATION).isdigit() for t in f.text.split())
 
 
 def is_satellite_row(row: list[Fragment]) -> bool:

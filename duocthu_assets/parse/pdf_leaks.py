@@ -280,16 +280,9 @@ def _flattened_token(token: str) -> bool:
     return _fragment_token(token)
 
 
-def flattened_math(text: str) -> str | None:
-    """Why ``text`` (a prose chunk) looks like flattened 2D math, or None:
-    more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD; private-use
-    glyphs, often a symbol font's checkbox, count only inside a run),
-    or a run of :data:`MATH_WINDOW` tokens of which :data:`MATH_WINDOW_MIN`
-    are lone characters, symbol runs or math operators
-    (``� n+1 � i=1 x2 i = 1 �``)."""
-    bad = text.count("\ufffd")
-    if bad > MAX_BAD_GLYPHS:
-        return f"{bad} unmapped glyphs (U+FFFD)"
+def flattened_window(text: str) -> list[str] | None:
+    """The first run of :data:`MATH_WINDOW` tokens of ``text`` of which
+    :data:`MATH_WINDOW_MIN` are flattened formula pieces, or None."""
     # dot leaders and ellipses (". . . .") are neutral: tables of contents
     tokens = [t for t in text.split() if t.strip(".…·,")]
     flags = [_flattened_token(t) for t in tokens]
@@ -298,5 +291,89 @@ def flattened_math(text: str) -> str | None:
         if k:
             run += flags[k + MATH_WINDOW - 1] - flags[k - 1]
         if run >= MATH_WINDOW_MIN:
-            return "formula fragments: " + " ".join(tokens[k : k + MATH_WINDOW])
+            return tokens[k : k + MATH_WINDOW]
     return None
+
+
+def _letters_only(token: str) -> bool:
+    return token.isalpha() and token.islower() and all(_latin_or_greek(c) for c in token)
+
+
+def window_kind(window: list[str]) -> str:
+    """What a flagged run of tokens is, for the message: lowercase letters
+    and letter pairs with nothing else (``ifi th t th i i i t b i``) are
+    an unreadable text-layer line (a font whose spacing or glyphs lost the
+    words); punctuation runs with no letter, variable or math sign
+    (``|| '-' || ( )``) are symbols of code or math; anything else is
+    formula fragments."""
+    pieces = [t for t in window if _flattened_token(t)]
+    if all(_letters_only(t) and len(t) <= 3 for t in window):
+        return "unreadable text-layer line (words broken into letters)"
+    if all(not any(c.isalnum() or _math_char(c) for c in t) for t in pieces):
+        return "symbol runs (code or flattened math)"
+    return "formula fragments"
+
+
+def flattened_math(text: str) -> str | None:
+    """Why ``text`` (a prose chunk) looks like flattened 2D math, or None:
+    more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD; private-use
+    glyphs, often a symbol font's checkbox, count only inside a run),
+    or a run of :data:`MATH_WINDOW` tokens of which :data:`MATH_WINDOW_MIN`
+    are lone characters, symbol runs or math operators
+    (``� n+1 � i=1 x2 i = 1 �``), named by :func:`window_kind`."""
+    bad = text.count("\ufffd")
+    if bad > MAX_BAD_GLYPHS:
+        return f"{bad} unmapped glyphs (U+FFFD)"
+    window = flattened_window(text)
+    if window is None:
+        return None
+    return f"{window_kind(window)}: " + " ".join(window)
+
+
+# --- figure labels ---------------------------------------------------------------
+
+FIGURE_LABEL_GAP = 12.0  # points: a label this close to a figure's raster image belongs to it
+
+
+def figure_labels(fragments: list[Fragment], images: list[BBox], window: list[str]) -> bool:
+    """Whether the run of tokens ``window`` is a figure's labels: the lines
+    that spell it (every word of the line is one of the window's) cover most
+    of it, and each lies over or within :data:`FIGURE_LABEL_GAP` of a raster
+    image on the page (``s1 s2 s3`` over a grid of scans). Pure."""
+    if not images:
+        return False
+    wanted = set(window)
+    covered = 0
+    for fragment in fragments:
+        words = fragment.text.split()
+        if not words or not set(words) <= wanted:
+            continue
+        g = FIGURE_LABEL_GAP
+        x0, y0, x1, y1 = fragment.bbox
+        if any(x0 < i[2] + g and x1 > i[0] - g and y0 < i[3] + g and y1 > i[1] - g for i in images):
+            covered += len(words)
+    return covered * 2 > len(window)
+
+
+def figure_labels_in(data: bytes, page_nos: list[int], window: list[str]) -> list[int]:
+    """The pages among ``page_nos`` of the PDF ``data`` where ``window`` is
+    a figure's labels (:func:`figure_labels`), read with the parser's own
+    page reader."""
+    from .pdf_engine import open_pdf
+    from .pdf_page import read_page
+    from .pdf_settings import resolve_pdf_settings
+
+    settings = resolve_pdf_settings(None)
+    found = []
+    doc = open_pdf(data)
+    try:
+        for page_no in sorted(set(page_nos)):
+            if not 1 <= page_no <= doc.page_count:
+                continue
+            page = doc[page_no - 1]
+            images = [tuple(i["bbox"]) for i in page.get_image_info()]
+            if images and figure_labels(list(read_page(page, settings).fragments), images, window):
+                found.append(page_no)
+    finally:
+        doc.close()
+    return found
