@@ -21,10 +21,13 @@ import pytest
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf import _is_minor
-from duocthu_assets.parse.pdf_crops import render_block_crop
+from duocthu_assets.parse.pdf_crops import crop_box, render_block_crop
+from duocthu_assets.parse.pdf_engine import open_pdf
 from duocthu_assets.parse.pdf_extent import grow_down
+from duocthu_assets.parse.pdf_geometry import center, contains_point
 from duocthu_assets.parse.pdf_layout import Para
-from duocthu_assets.parse.pdf_page import Fragment, Word, make_fragment
+from duocthu_assets.parse.pdf_page import Fragment, Word, make_fragment, read_page
+from duocthu_assets.parse.pdf_settings import resolve_pdf_settings
 from duocthu_assets.parse.pdf_table_scoring import frames_running_text
 from duocthu_assets.settings import Settings
 
@@ -182,3 +185,21 @@ def test_back_cover_panels_are_prose_not_a_table():
     prose = " ".join(s.text for s in doc.segments if s.page_no == 18)
     assert "This IBM Redpaper publication provides information" in prose
     assert "IBM Redbooks are developed by the IBM International Technical Support Organization." in prose
+
+
+@pytest.mark.corpus
+def test_turned_page_table_crop_holds_every_word_of_its_block():
+    """p. 1 of case_03 is read turned (the whole page set sideways): every
+    word the block lifts lies inside its crop, in the reading frame."""
+    name = "doclingparse__case_03_rotated_split_table.pdf"
+    data = corpus_path(name).read_bytes()
+    (block,) = [b for b in parsed(name).blocks if b.page_no == 1]
+    doc = open_pdf(data)
+    content = read_page(doc[0], resolve_pdf_settings(None))
+    doc.close()
+    x0, y0, x1, y1 = crop_box(block.bbox, Settings().crop_margin_pt)
+    words = [w for f in content.fragments if contains_point(block.bbox, *center(f.bbox), pad=1.0) for w in f.words]
+    assert len(words) > 300
+    assert all(x0 <= w.bbox[0] and w.bbox[2] <= x1 and y0 <= w.bbox[1] and w.bbox[3] <= y1 for w in words)
+    _, width, height = render_block_crop(data, 1, block.bbox, 150, Settings().crop_margin_pt)
+    assert width > height  # the turned page's table shown the way it reads
