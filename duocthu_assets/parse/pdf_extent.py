@@ -11,8 +11,11 @@ keep its column grid.
 
 A row joins a table when its cells start, end or centre where the table's
 cells do (:func:`duocthu_assets.parse.pdf_leaks.aligned_columns`, the same
-test the leak detector applies afterwards) and it follows the row above
-within about two line pitches. Nothing outside the table's horizontal extent
+test the leak detector applies afterwards; the table's left edge counts as
+the start of its first column) and it follows the row above within about
+two line pitches. Group-label rows of one short cell (``Class A``) may sit
+between such rows, and the last line of a wrapped inner cell set tight
+under the table belongs to it. Nothing outside the table's horizontal extent
 is ever taken: on a page of two prose columns, a column's table stays in its
 column.
 """
