@@ -9,7 +9,9 @@ and the corpus PDFs that open without a password, side by side, in the same
 run and on the same bytes, with ``pymupdf4llm.to_markdown`` (layout model off:
 ``pymupdf4llm.use_layout(False)``) and pdfplumber's ``extract_text`` on every
 page; PyMuPDF's plain ``get_text("dict")`` is shown as the floor. Each tool is
-warmed up once, then the best of ``--repeat`` runs per file counts.
+warmed up once, then the best of ``--repeat`` runs per file counts; the tools
+take turns on each file, run by run, so the load of a shared machine weighs
+on them alike.
 
 Quality: table regions against the ICDAR 2013 ground truth (IoU >= 0.5) and
 against the sample's gold (IoU >= 0.8, kind and shape); pages with a table
@@ -125,18 +127,22 @@ def prepare_pymupdf4llm() -> None:
 
 
 def time_tools(docs, repeat: int) -> dict[str, dict[str, float]]:
+    """Pages per second of every tool on every document, best of ``repeat``.
+    The tools take turns on each document, run by run (this stage, then
+    pymupdf4llm, …, then again), so a change in the machine's load between
+    two files shifts every tool alike and the ratios stay comparable."""
     prepare_pymupdf4llm()
     seconds: dict[str, dict[str, float]] = {tool: {} for tool in TOOLS}
     pages: dict[str, int] = {}
-    for tool, fn in TOOLS.items():
+    for fn in TOOLS.values():
         fn(docs[0][1], docs[0][2])  # warm up: imports, caches
-        for name, data, settings in docs:
-            best = float("inf")
-            for _ in range(repeat):
+    for name, data, settings in docs:
+        for _ in range(repeat):
+            for tool, fn in TOOLS.items():
                 start = time.perf_counter()
                 pages[name] = fn(data, settings)
-                best = min(best, time.perf_counter() - start)
-            seconds[tool][name] = best
+                took = time.perf_counter() - start
+                seconds[tool][name] = min(seconds[tool].get(name, float("inf")), took)
     out: dict[str, dict[str, float]] = {}
     for name, _, _ in docs:
         out[name] = {"pages": pages[name], **{tool: pages[name] / seconds[tool][name] for tool in TOOLS}}

@@ -370,11 +370,7 @@ def prose_order_violations(name: str) -> tuple[int, list[tuple[int, str, str]]]:
     return pairs, bad
 
 
-KNOWN_ORDER_FAILURES = {
-    # a borderless key-figures table read as two page columns: its one-page
-    # running head lands in the right "column" (table finding, issue 15)
-    "camelot__edge_tol.pdf",
-}
+KNOWN_ORDER_FAILURES: set[str] = set()
 
 
 def _born_digital(known_failures: set[str] = frozenset()) -> list:

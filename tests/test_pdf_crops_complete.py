@@ -63,6 +63,8 @@ def _assert_crops_complete(data: bytes, settings: Settings) -> int:
             shown = pymupdf.Rect(box) & page.rect
             png, width, height = render_block_crop(data, block.page_no, block.bbox, settings.crop_dpi, settings.crop_margin_pt)
             scale = settings.crop_dpi / 72
+            if content.sideways is not None and width > height and shown.height > shown.width:
+                width, height = height, width  # a block set sideways on the upright page is shown the way it reads
             assert abs(width - shown.width * scale) <= 2 and abs(height - shown.height * scale) <= 2
             for box_of, fragment in _page_fragments(content):
                 if not contains_point(block.bbox, *center(box_of(fragment.bbox)), pad=1.0):

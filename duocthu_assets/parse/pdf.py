@@ -368,13 +368,23 @@ class _Placed:
     continued: bool = False
 
 
-def _is_minor(item: Para | BlockCandidate, body_size: float) -> bool:
+MARGIN_WORDS = 4  # a line beside a table, in the page's margin, of at most this many words
+
+
+def _is_minor(item: Para | BlockCandidate, body_size: float, table: BBox) -> bool:
     """A paragraph that may sit between two parts of a continued table: a
-    footnote-size line or a "(continued)" marker."""
+    footnote-size line, a "(continued)" marker, or a few words beside the
+    table in the page's margin (a running head set vertically, a navigation
+    label), wholly outside the table's width."""
     if not isinstance(item, Para):
         return False
     text = item.text.lower()
-    return item.size < 0.9 * body_size or (item.word_count <= 6 and any(c in text for c in _CONTINUED))
+    beside = item.bbox[2] <= table[0] + 1 or item.bbox[0] >= table[2] - 1
+    return (
+        item.size < 0.9 * body_size
+        or (item.word_count <= 6 and any(c in text for c in _CONTINUED))
+        or (beside and item.word_count <= MARGIN_WORDS)
+    )
 
 
 def link_continuations(placed: list[_Placed], settings: PdfSettings, body_size: float) -> None:
@@ -388,7 +398,7 @@ def link_continuations(placed: list[_Placed], settings: PdfSettings, body_size: 
         if b.page.page_no == a.page.page_no + 1:
             after = a.page.items[a.index + 1 :]
             before = b.page.items[: b.index]
-            if all(_is_minor(i, body_size) for i in after) and all(_is_minor(i, body_size) for i in before):
+            if all(_is_minor(i, body_size, ab) for i in after) and all(_is_minor(i, body_size, bb) for i in before):
                 if abs(ab[0] - bb[0]) <= tol and abs(ab[2] - bb[2]) <= tol:
                     b.continues, a.continued, b.continued = a.block_id, True, True
         elif b.page is a.page and b.index == a.index + 1:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from ..model import BlockKind, BlockShape
 from .pdf_borderless import find_whitespace_tables, split_numeric_cells
-from .pdf_candidates import BlockCandidate, Drawings, cover_fragments, drop_nested, inside_box
+from .pdf_candidates import BlockCandidate, Drawings, cover_fragments, cover_rules, drop_nested, inside_box
 from .pdf_figures import is_figure
 from .pdf_formulas import bar_fragments, find_fractions
 from .pdf_geometry import center, contains_point, union
@@ -85,7 +85,7 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     blocks = blocks + fractions
     if may_hold_math(fragments):
         blocks = blocks + find_display_math(_outside(remaining, fractions))
-    blocks = [cover_fragments(b, fragments) for b in blocks]
+    blocks = [cover_rules(cover_fragments(b, fragments), horizontal) for b in blocks]
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
 
 

@@ -84,11 +84,12 @@ def find_whitespace_tables(fragments: list[Fragment], settings: PdfSettings, bod
         candidate = _whitespace_candidate(rows, start, end, settings, body_size, drawings.horizontal)
         if candidate is not None and is_figure(candidate.bbox, drawings.graphics, settings):
             candidate = None
-        side = table_side(candidate, fragments, settings) if candidate is not None else None
-        if side is not None:
+        sides = table_sides(candidate, fragments, settings) if candidate is not None else []
+        if sides:
             # the run reached across a gutter into a column of prose: look for
-            # the table in its own column only
-            out += [c for c in _confined(side, fragments, settings, body_size, drawings) if c.bbox[1] < candidate.bbox[3] and c.bbox[3] > candidate.bbox[1]]
+            # the table in its own columns only
+            for side in sides:
+                out += [c for c in _confined(side, fragments, settings, body_size, drawings) if c.bbox[1] < candidate.bbox[3] and c.bbox[3] > candidate.bbox[1]]
             k = end + 1
             continue
         if candidate is not None:
@@ -162,6 +163,7 @@ def _partial_header_rule(bbox: BBox, horizontal) -> bool:
 
 PROSE_SIDE_WORDS = 6  # a line of a prose column holds at least this many words
 PROSE_SIDE_FRAC = 0.6  # of the lines beside the table
+PROSE_MIDDLE_LINES = 8  # a prose column between two parts of a candidate has at least this many lines
 
 
 def _words(f: Fragment) -> int:
@@ -173,22 +175,38 @@ def is_prose_side(frags: list[Fragment]) -> bool:
     return len(frags) >= 3 and sum(1 for f in frags if _words(f) >= PROSE_SIDE_WORDS) >= PROSE_SIDE_FRAC * len(frags)
 
 
-def table_side(candidate: BlockCandidate, fragments: list[Fragment], settings: PdfSettings) -> tuple[float, float] | None:
-    """When a gutter (a vertical stripe no text crosses) splits the
-    candidate and one side is a column of prose, the x-range of the other
-    side, where the table is; otherwise None."""
+def table_sides(candidate: BlockCandidate, fragments: list[Fragment], settings: PdfSettings) -> list[tuple[float, float]]:
+    """When gutters (vertical stripes no text crosses) split the candidate
+    and a stripe between them is a column of prose, the x-ranges of the
+    runs of stripes beside it, where a table may be (a prose column to the
+    right, to the left or in the middle, as on a cover with a highlights
+    column, a text column and a sidebar); otherwise none."""
     x0, y0, x1, y1 = candidate.bbox
     inside = [f for f in fragments if y0 - 1 <= center(f.bbox)[1] <= y1 + 1 and x0 - 1 <= center(f.bbox)[0] <= x1 + 1]
     if len(inside) < 4:
-        return None
-    for a, b in free_intervals(((f.bbox[0], f.bbox[2]) for f in inside), x0, x1, settings.min_gutter):
-        left = [f for f in inside if f.bbox[2] <= a + 0.5]
-        right = [f for f in inside if f.bbox[0] >= b - 0.5]
-        if is_prose_side(right) and not is_prose_side(left):
-            return (x0, a)
-        if is_prose_side(left) and not is_prose_side(right):
-            return (b, x1)
-    return None
+        return []
+    gutters = free_intervals(((f.bbox[0], f.bbox[2]) for f in inside), x0, x1, settings.min_gutter)
+    edges = [x0, *(v for g in gutters for v in g), x1]
+    stripes = [(edges[k], edges[k + 1]) for k in range(0, len(edges), 2)]
+    stripe_frags = [[f for f in inside if f.bbox[0] >= a - 0.5 and f.bbox[2] <= b + 0.5] for a, b in stripes]
+    # an inner stripe must be a real column of text (the lines of a verbal
+    # formula's fraction, centred between two sides, are not)
+    prose = [
+        is_prose_side(frags) and (k in (0, len(stripes) - 1) or len(frags) >= PROSE_MIDDLE_LINES)
+        for k, frags in enumerate(stripe_frags)
+    ]
+    if not any(prose) or all(prose):
+        return []
+    sides: list[tuple[float, float]] = []
+    run: list[tuple[float, float]] = []
+    for stripe, is_prose in zip(stripes + [(x1, x1)], prose + [True]):
+        if is_prose:
+            if run:
+                sides.append((run[0][0], run[-1][1]))
+            run = []
+        else:
+            run.append(stripe)
+    return sides
 
 
 def _confined(side: tuple[float, float], fragments: list[Fragment], settings: PdfSettings, body_size: float, drawings: Drawings) -> list[BlockCandidate]:

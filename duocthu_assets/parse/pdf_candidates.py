@@ -58,3 +58,20 @@ def cover_fragments(block: BlockCandidate, fragments: list[Fragment]) -> BlockCa
             break
         bbox = grown
     return block if bbox == block.bbox else BlockCandidate(block.kind, block.shape, bbox, block.finder)
+
+
+RULE_REACH = 6.0  # points: a rule this close under or over a table's text, within its width, is the table's
+
+
+def cover_rules(block: BlockCandidate, horizontal) -> BlockCandidate:
+    """A table's box grown over the horizontal rules that close it: within
+    its width and at most :data:`RULE_REACH` above or below its text (the
+    rule under a total row), so the crop shows them."""
+    if block.kind is not BlockKind.TABLE:
+        return block
+    x0, y0, x1, y1 = block.bbox
+    near = [r for r in horizontal if r.x0 >= x0 - 2 and r.x1 <= x1 + 2 and y0 - RULE_REACH <= r.pos <= y1 + RULE_REACH]
+    if not near:
+        return block
+    bbox = union([block.bbox, *((r.x0, r.pos - 0.5, r.x1, r.pos + 0.5) for r in near)])
+    return block if bbox == block.bbox else BlockCandidate(block.kind, block.shape, bbox, block.finder)

@@ -20,6 +20,7 @@ pages of a PDF with the parser's own page reader and runs it per page.
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 from dataclasses import dataclass
@@ -87,10 +88,15 @@ def block_grid(inside: list[Fragment]) -> Grid | None:
 
 
 def _near(value: float, anchors: tuple[float, ...]) -> int | None:
+    """The index of the anchor nearest ``value`` within the tolerance (the
+    first of equals); ``anchors`` are sorted, so only those within reach
+    are looked at."""
     best = None
-    for k, a in enumerate(anchors):
-        if abs(value - a) <= ANCHOR_TOL and (best is None or abs(value - a) < abs(value - anchors[best])):
+    k = bisect.bisect_left(anchors, value - ANCHOR_TOL)
+    while k < len(anchors) and anchors[k] <= value + ANCHOR_TOL:
+        if best is None or abs(value - anchors[k]) < abs(value - anchors[best]):
             best = k
+        k += 1
     return best
 
 

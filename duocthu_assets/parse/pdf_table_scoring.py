@@ -136,7 +136,7 @@ def tabular_evidence(
             cuts = [(a + b) / 2 for a, b in seps]
             n_cols = len({_band(center(f.bbox)[0], cuts) for f in inside})
     if ruled_cells:
-        if not _ruled_cells_tabular(inside, v_cuts, h_cuts):
+        if not _ruled_cells_tabular(inside, v_cuts, h_cuts) or frames_running_text(inside, v_cuts, h_cuts):
             return None
         n_rows = len(h_cuts) + 1  # a form's empty ruled rows are rows too
     elif h_cuts:
@@ -167,6 +167,26 @@ def _ruled_cells_tabular(inside: list[Fragment], v_cuts: list[float], h_cuts: li
     if max(per_row.values(), default=0) < 2:
         return False
     return max(per_col.values(), default=0) >= 2 or (len(h_cuts) >= 2 and len(v_cuts) >= 2)
+
+
+FRAME_MAX_BANDS = 2  # a layout frame has one or two bands of panels ...
+FRAME_PROSE_LINES = 8  # ... and a panel holding this many lines of running text
+FRAME_LINE_WORDS = 8  # ... of at least this many words each
+
+
+def frames_running_text(inside: list[Fragment], v_cuts: list[float], h_cuts: list[float]) -> bool:
+    """Rules that divide a page into a few panels (a cover's columns and
+    sidebar, a boxed abstract), one of them holding paragraphs of running
+    text: a layout frame, not a table (a table's long cells hold a few lines
+    each, in many rows)."""
+    if len(h_cuts) + 1 > FRAME_MAX_BANDS:
+        return False
+    per_cell: dict[tuple[int, int], int] = {}
+    for f in inside:
+        if len(f.words) >= FRAME_LINE_WORDS:
+            cell = (_band(center(f.bbox)[1], h_cuts), _band(center(f.bbox)[0], v_cuts))
+            per_cell[cell] = per_cell.get(cell, 0) + 1
+    return max(per_cell.values(), default=0) >= FRAME_PROSE_LINES
 
 
 def _prose_column(inside: list[Fragment], cuts: list[float], settings: PdfSettings) -> bool:
