@@ -7,7 +7,6 @@ takes the full path."""
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 from pathlib import Path
 
@@ -16,20 +15,11 @@ import pytest
 
 import duocthu_assets.runtime.ingest as ingest_module
 from duocthu_assets.runtime import inbox_snapshot
-from duocthu_assets.runtime.ingest import ingest
 from duocthu_assets.runtime.instance import open_instance
 
+from .test_incremental import _csv, _ingest, nightly_tick
+
 pytestmark = pytest.mark.slow
-
-
-def _csv(path: Path, drug: str, price: int) -> None:
-    path.write_text(f"ten_thuoc,gia\n{drug},{price}\nGentamicin,5400\n", encoding="utf-8")
-
-
-def _ingest(inbox: Path, warehouse: Path):
-    out = io.StringIO()
-    result = ingest([str(inbox)], str(warehouse), out=out, show_progress=False)
-    return result, out.getvalue()
 
 
 def _snapshot(warehouse: Path) -> Path:
@@ -116,23 +106,13 @@ def test_no_snapshot_when_the_inbox_holds_a_symlink(grown, tmp_path):
 
 def test_the_nightly_tick_answers_from_the_snapshot_and_sees_a_removed_file(grown, monkeypatch):
     from duocthu_assets import automation
-    from duocthu_assets.definitions import build_definitions
     from duocthu_assets.resources import WarehouseResource
 
     inbox, warehouse = grown
     monkeypatch.setenv("DUOCTHU_INBOX", str(inbox))
 
     def tick():
-        instance = open_instance(str(warehouse))
-        try:
-            defs = build_definitions(str(warehouse))
-            with dg.build_schedule_context(
-                instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))},
-                repository_def=defs.get_repository_def(),
-            ) as context:
-                return automation.nightly_reingest.evaluate_tick(context)
-        finally:
-            instance.dispose()
+        return nightly_tick(warehouse)
 
     with monkeypatch.context() as patched:
         patched.setattr(automation, "Registry", _refuse)
@@ -174,6 +154,4 @@ def test_the_registry_stores_each_settings_dict_once_and_reads_the_old_form(tmp_
     # a registry written before the table (every record holding its dicts) reads the same
     old = "{\n" + ",\n".join(f"{json.dumps(d)}: {json.dumps(vars(r))}" for d, r in registry.records.items()) + "\n}"
     assert decode_registry(old) == {d: vars(r) for d, r in registry.records.items()}
-    from checks.adr0018 import document_settings
-
-    assert document_settings(Warehouse(tmp_path / "wh"), "d1.csv") == registry.records["d1.csv"].resolved_settings()
+    # (the checks read a document's settings from its raw_documents row, not from here)

@@ -44,6 +44,27 @@ def _csv(path: Path, drug: str, price: int) -> None:
     path.write_text(f"ten_thuoc,gia\n{drug},{price}\nGentamicin,5400\n", encoding="utf-8")
 
 
+def nightly_tick(warehouse: Path):
+    """One tick of the nightly schedule through Dagster's own evaluation, on
+    the warehouse's instance (as the daemon evaluates it)."""
+    import dagster as dg
+
+    from duocthu_assets import automation
+    from duocthu_assets.definitions import build_definitions
+    from duocthu_assets.resources import WarehouseResource
+
+    instance = open_instance(str(warehouse))
+    try:
+        defs = build_definitions(str(warehouse))
+        with dg.build_schedule_context(
+            instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))},
+            repository_def=defs.get_repository_def(),
+        ) as context:
+            return automation.nightly_reingest.evaluate_tick(context)
+    finally:
+        instance.dispose()
+
+
 def _ingest(inbox: Path, warehouse: Path):
     out = io.StringIO()
     result = ingest([str(inbox)], str(warehouse), out=out, show_progress=False)
@@ -201,26 +222,11 @@ def test_the_nightly_schedule_over_unchanged_documents_requests_nothing_and_writ
     """Through Dagster's tick evaluation: documents built by `duocthu ingest`
     are unchanged for the schedule; its tick asks for no run and leaves the
     registry file as it was."""
-    import dagster as dg
-
-    from duocthu_assets.automation import nightly_reingest
-    from duocthu_assets.definitions import build_definitions
-    from duocthu_assets.resources import WarehouseResource
-
     inbox, warehouse = grown
     monkeypatch.setenv("DUOCTHU_INBOX", str(inbox))
     path = warehouse / "registry.json"
     before = path.stat()
-    instance = open_instance(str(warehouse))
-    try:
-        defs = build_definitions(str(warehouse))
-        with dg.build_schedule_context(
-            instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))},
-            repository_def=defs.get_repository_def(),
-        ) as context:
-            tick = nightly_reingest.evaluate_tick(context)
-    finally:
-        instance.dispose()
+    tick = nightly_tick(warehouse)
     assert tick.run_requests == [] and tick.skip_message == "3 document(s) unchanged since built"
     after = path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

@@ -154,7 +154,7 @@ def test_a_table_kept_on_write_is_the_table_a_read_of_its_file_returns(tmp_path:
         assert kept.equals(read, check_metadata=True)
         assert kept.schema.to_string(show_schema_metadata=True) == read.schema.to_string(show_schema_metadata=True)
         assets.add(read.schema.metadata[storage.ASSET_KEY].decode())
-    assert {"raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings", "search_index"} <= assets
+    assert {"raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings"} <= assets
 
     # and the files written in this process are answered from the cache
     chunks = sorted((tmp_path / "wh" / "chunks").glob("*.parquet"))

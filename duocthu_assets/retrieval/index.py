@@ -41,6 +41,7 @@ from ..compaction import split_by_document
 from ..warehouse import SchemaVersionError, Warehouse, encode_parquet
 from .digests import FileDigests
 from .layout import (
+    CHUNK_COLUMNS,
     INDEX_ASSET,
     PARTS,
     LayoutError,
@@ -426,19 +427,7 @@ def read_index_rows(warehouse: Warehouse) -> pa.Table:
 # -- holding it warm --------------------------------------------------------------
 
 # The columns a hit is made of (everything but the vectors and bookkeeping).
-HIT_COLUMNS = [
-    "doc_id",
-    "chunk_id",
-    "chunk_index",
-    "chunk_kind",
-    "text",
-    "entry_title",
-    "section_title",
-    "headings",
-    "regions",
-    "attachments",
-    "has_quarantined_content",
-]
+HIT_COLUMNS = [name for name in CHUNK_COLUMNS if name not in ("section_key", "content_hash")]
 _LEXICAL_COLUMNS = ["terms", "counts", "length"]
 
 

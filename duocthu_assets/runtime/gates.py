@@ -88,13 +88,8 @@ class StatusCache:
 
     @classmethod
     def open(cls, instance: dg.DagsterInstance) -> "StatusCache | None":
-        try:
-            if instance.is_ephemeral:
-                return None
-            root = instance.root_directory
-        except Exception:  # noqa: BLE001 - no home directory: nothing to remember in
-            return None
-        return cls(instance, os.path.join(root, cls.NAME)) if root and os.path.isdir(root) else None
+        path = home_file(instance, cls.NAME)
+        return cls(instance, path) if path else None
 
     def _load(self) -> tuple[str | None, dict[str, Any]]:
         try:
@@ -191,3 +186,16 @@ def passing_documents(instance: dg.DagsterInstance, warehouse: Warehouse, doc_id
         else:
             report.passed.append(doc_id)
     return report
+
+
+def home_file(instance: dg.DagsterInstance, name: str) -> str | None:
+    """The path of a file duocthu remembers things in, inside the instance's
+    home directory; None for an instance without one (ephemeral, or a home
+    that is gone): nothing is remembered then."""
+    try:
+        if instance.is_ephemeral:
+            return None
+        root = instance.root_directory
+    except Exception:  # noqa: BLE001 - no home directory: nothing to remember in
+        return None
+    return os.path.join(root, name) if root and os.path.isdir(root) else None

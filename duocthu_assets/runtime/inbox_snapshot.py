@@ -40,6 +40,8 @@ from typing import Iterable
 
 import dagster as dg
 
+from .gates import home_file
+
 NAME = "duocthu-inbox-snapshot.json"
 _UNFINISHED = [
     dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
@@ -136,13 +138,7 @@ def snapshot_key(
 
 
 def _path(instance: dg.DagsterInstance) -> str | None:
-    try:
-        if instance.is_ephemeral:
-            return None
-        root = instance.root_directory
-    except Exception:  # noqa: BLE001 - no home directory: nothing to remember in
-        return None
-    return os.path.join(root, NAME) if root and os.path.isdir(root) else None
+    return home_file(instance, NAME)
 
 
 def load(instance: dg.DagsterInstance, key: str | None) -> dict | None:
