@@ -16,19 +16,20 @@ import dagster as dg
 from ..warehouse import process_alive
 
 MARKER = "# written by duocthu"
-DAGSTER_YAML = MARKER + """: a local instance inside the warehouse
-telemetry:
+# What every instance duocthu writes has: no telemetry, and a run queue.
+_COMMON_YAML = """telemetry:
   enabled: false
 nux:
   enabled: false
 # Runs launched from the UI, by the inbox sensor or by the nightly schedule
-# wait in a queue that the daemon (`make ui` = `dagster dev`) drains, at most
+# wait in a queue that the daemon (`make ui` = `dg dev`) drains, at most
 # this many at a time; inside a run, the multiprocess executor runs at most
 # DUOCTHU_MAX_CONCURRENT steps at once. Sized for two cores.
 run_queue:
   max_concurrent_runs: 2
   dequeue_interval_seconds: 2
-# Dagster's SQLite event log (same files, same tables) with its connections
+"""
+DAGSTER_YAML = MARKER + ": a local instance inside the warehouse\n" + _COMMON_YAML + """# Dagster's SQLite event log (same files, same tables) with its connections
 # kept between events: see duocthu_assets/runtime/event_log.py.
 event_log_storage:
   module: duocthu_assets.runtime.event_log
@@ -44,15 +45,7 @@ POSTGRES_URL_ENV = "DUOCTHU_POSTGRES_URL"
 # machines or processes sharing one instance: the custom SQLite event log
 # above is the single-machine fast path only. The URL stays in the
 # environment (it may hold a password), never in this file.
-POSTGRES_YAML = MARKER + """: a shared instance, its history in PostgreSQL
-telemetry:
-  enabled: false
-nux:
-  enabled: false
-run_queue:
-  max_concurrent_runs: 2
-  dequeue_interval_seconds: 2
-# dagster-postgres (the `scale` extra); the URL is read from $DUOCTHU_POSTGRES_URL
+POSTGRES_YAML = MARKER + ": a shared instance, its history in PostgreSQL\n" + _COMMON_YAML + """# dagster-postgres (the `scale` extra); the URL is read from $DUOCTHU_POSTGRES_URL
 storage:
   postgres:
     postgres_url:
