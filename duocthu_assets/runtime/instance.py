@@ -14,6 +14,7 @@ from pathlib import Path
 import dagster as dg
 
 from ..warehouse import process_alive
+from .postgres_pool import pool_postgres_connections
 
 MARKER = "# written by duocthu"
 # What every instance duocthu writes has: no telemetry, and a run queue.
@@ -230,7 +231,10 @@ def open_instance(warehouse_root: str) -> dg.DagsterInstance:
     apply_postgres_event_options()
     home = ensure_dagster_home(dagster_home_for(warehouse_root))
     os.environ["DAGSTER_HOME"] = str(home)
-    return dg.DagsterInstance.get()
+    instance = dg.DagsterInstance.get()
+    if postgres_url():
+        pool_postgres_connections(instance)
+    return instance
 
 
 ACTIVE_STATUSES = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
