@@ -130,6 +130,13 @@ def _row_box(row: list[int], frags) -> tuple[float, float, float, float]:
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
+def _line_height(row: list[int], frags) -> float:
+    """A row's text height: its tallest fragment. Not the row's box, which a
+    page number set on a baseline of its own beside a running title
+    (``Borkhataria et al.   69``) makes taller than any line of it."""
+    return max(frags[i].bbox[3] - frags[i].bbox[1] for i in row)
+
+
 def _rule_between(rules: tuple[Rule, ...], y_a: float, y_b: float, x0: float, x1: float) -> bool:
     """A loose horizontal rule (touching no vertical rule: not a table's)
     between two rows."""
@@ -164,7 +171,7 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         if _crossed_by_vertical_rule(box, rules):
             break  # a row of a ruled table, not a header or footer
         group.append(row)
-        height = box[3] - box[1]
+        height = _line_height(row, frags)
         if k + 1 >= len(rows):
             # the page is all band: nothing to stand apart from, except a lone
             # page number stamped on an otherwise empty (scanned) page
@@ -183,6 +190,68 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
                 out += [BandRow(tuple(r), top, first + j == 0, ruled) for j, r in enumerate(group)]
             group = []
     return out
+
+
+def numbers_in_place(pages: list[PageContent], rows_by_page: list[list[BandRow]], settings: PdfSettings) -> list[list[BandRow]]:
+    """Add to each page's band rows a lone page number standing outside the
+    band at the place where another page prints its lone page number: the
+    last (or first) row of the page, one short number alone on it, a line of
+    whitespace from the body, at the same height from the top or the bottom
+    of the page and the same left, right or centre within
+    ``repeat_position_tol`` as that page's. Two LaTeX pages of different
+    sizes each print ``1`` at the same spot; on the taller one it lies above
+    the band. Whether the number is the page's printed page is
+    :func:`resolve_page_numbers`'s question, not this one."""
+    places = [
+        (page, page.fragments[row.indices[0]].bbox)
+        for page, rows in zip(pages, rows_by_page)
+        for row in rows
+        if row.outermost and len(row.indices) == 1 and _lone_number(page.fragments[row.indices[0]].text)
+    ]
+    if not places:
+        return rows_by_page
+    out = []
+    for page, rows in zip(pages, rows_by_page):
+        taken = {i for row in rows for i in row.indices}
+        added = []
+        for top, index in _edge_lone_numbers(page, settings):
+            box = page.fragments[index].bbox
+            if index not in taken and any(other is not page and _same_place(page, box, other, b, settings.repeat_position_tol) for other, b in places):
+                added.append(BandRow((index,), top, True))
+        out.append(rows + added)
+    return out
+
+
+def _lone_number(text: str) -> bool:
+    number = parse_page_number(text)
+    return number is not None and len(number.label) <= MAX_LONE_PAGE_DIGITS
+
+
+def _edge_lone_numbers(page: PageContent, settings: PdfSettings) -> list[tuple[bool, int]]:
+    """The first and the last row of the page when it is one short number
+    alone, a line of whitespace (``furniture_gap_em``) from the next row."""
+    frags = page.fragments
+    rows = _rows(frags)
+    if len(rows) < 2:
+        return []
+    out = []
+    for top, row, nxt in ((True, rows[0], rows[1]), (False, rows[-1], rows[-2])):
+        if len(row) != 1 or not _lone_number(frags[row[0]].text):
+            continue
+        box, near = frags[row[0]].bbox, _row_box(nxt, frags)
+        gap = near[1] - box[3] if top else box[1] - near[3]
+        if gap >= settings.furniture_gap_em * _line_height(row, frags):
+            out.append((top, row[0]))
+    return out
+
+
+def _same_place(page: PageContent, box, other: PageContent, other_box, tol: float) -> bool:
+    """The same height from the top or from the bottom of the page, and the
+    same left, right or centre."""
+    from_top = abs(box[1] - other_box[1]) <= tol and abs(box[3] - other_box[3]) <= tol
+    from_bottom = abs((page.height - box[3]) - (other.height - other_box[3])) <= tol
+    across = abs(box[0] - other_box[0]) <= tol or abs(box[2] - other_box[2]) <= tol or abs((box[0] + box[2]) - (other_box[0] + other_box[2])) <= 2 * tol
+    return (from_top or from_bottom) and across
 
 
 def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[int]]:
@@ -276,7 +345,7 @@ def detect_furniture(
     on most pages (:func:`repeated_lines`). The printed page comes from the
     PDF's own ``/PageLabels`` (``own_labels``) when it has them, else from
     :func:`resolve_page_numbers`."""
-    rows_by_page = [band_rows(p, settings) for p in pages]
+    rows_by_page = numbers_in_place(pages, [band_rows(p, settings) for p in pages], settings)
     seen = _recurrence(pages, rows_by_page)
     min_repeats = settings.furniture_min_repeats
 
