@@ -138,6 +138,18 @@ def test_a_lone_number_close_under_the_body_stays_prose():
     assert parsed(data).segments[-1].text.endswith(" 1")
 
 
+def test_a_table_caption_beside_the_page_number_stays_content():
+    # case_03 p. 1 read turned: "68" and the table's caption share the page's first row
+    doc = pymupdf.open()
+    _page(doc, LETTER, 40, [(72, 40, "68"), (110, 40, "Table 1. Lower Muschelkalk Facies")])
+    _page(doc, LETTER, 40, [(72, 40, "69"), (110, 40, "Borkhataria et al.")])
+    data = doc.tobytes()
+    assert page_labels(data) == ["68", "69"]
+    assert parsed(data).segments[0].text == "Table 1. Lower Muschelkalk Facies"
+    assert furniture(data, 1) == [(FurnitureKind.PAGE_LABEL.value, "68")]
+    assert (FurnitureKind.RUNNING_HEADER.value, "Borkhataria et al.") in furniture(data, 2)
+
+
 # -- the corpus files --------------------------------------------------------
 
 
@@ -151,6 +163,7 @@ def test_case_03_prints_68_and_69():
     doc = corpus("doclingparse__case_03_rotated_split_table.pdf")
     assert doc.page_labels == ["68", "69"]
     assert [(b.page_no, b.printed_page) for b in doc.blocks] == [(1, 68), (2, 69)]
+    assert "Table 1. Lower Muschelkalk Facies" in [s.text for s in doc.segments if s.page_no == 1]
 
 
 @pytest.mark.corpus

@@ -33,6 +33,8 @@ _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
 _DIGITS = re.compile(r"\d+")
 _COUNTER = re.compile(r"^\d{1,4}\s*/\s*\d{1,4}$")  # "12/80"
 _SPACES = re.compile(r"\s+")
+# "Table 1. Lower Muschelkalk Facies" beside the page number (case_03 p. 1, turned to read): the table's caption, content
+_NUMBERED_CAPTION = re.compile(r"^(table|tab\.|bảng|figure|fig\.|hình|exhibit)\s*[A-Z]?\d+\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -375,8 +377,10 @@ def detect_furniture(
         furniture: set[int] = set()
         for row in rows:
             small_ruled = row.top and row.ruled and body_size > 0 and all(page.fragments[i].size < settings.small_head_ratio * body_size for i in row.indices)
-            if small_ruled or any(parse_page_number(page.fragments[i].text) for i in row.indices) or recurring(page, row):
+            if small_ruled or recurring(page, row):
                 furniture.update(row.indices)
+            elif any(parse_page_number(page.fragments[i].text) for i in row.indices):
+                furniture.update(i for i in row.indices if not _NUMBERED_CAPTION.match(page.fragments[i].text))
         value, label, where = pick
         furniture.update(where)
         out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
