@@ -150,6 +150,24 @@ def test_a_table_caption_beside_the_page_number_stays_content():
     assert (FurnitureKind.RUNNING_HEADER.value, "Borkhataria et al.") in furniture(data, 2)
 
 
+def test_a_folio_upright_on_a_page_set_sideways_is_its_page_number():
+    # case_03 p. 1: the page's text turned a quarter (read turned back), its folio
+    # "68 The Lower Muschelkalk" upright on paper at the foot; p. 2 upright, "… 69"
+    src = pymupdf.open()
+    _page(src, (LETTER[1], LETTER[0]), 38, [])
+    doc = pymupdf.open()
+    turned = doc.new_page(width=LETTER[0], height=LETTER[1])
+    turned.show_pdf_page(turned.rect, src, 0, rotate=90)
+    turned.insert_text((30, 770), "68", fontname="helv", fontsize=10)
+    turned.insert_text((60, 770), "The Lower Muschelkalk", fontname="helv", fontsize=10)
+    foot = _last_baseline(50) + 24.2
+    _page(doc, LETTER, 50, [(380, foot, "Borkhataria et al."), (520, foot, "69")])
+    data = doc.tobytes()
+    assert page_labels(data) == ["68", "69"]
+    assert furniture(data, 1) == [(FurnitureKind.PAGE_LABEL.value, "68"), (FurnitureKind.MARGIN_STAMP.value, "The Lower Muschelkalk")]
+    assert not any("Muschelkalk" in s.text for s in parsed(data).segments)
+
+
 # -- the corpus files --------------------------------------------------------
 
 
@@ -163,7 +181,13 @@ def test_case_03_prints_68_and_69():
     doc = corpus("doclingparse__case_03_rotated_split_table.pdf")
     assert doc.page_labels == ["68", "69"]
     assert [(b.page_no, b.printed_page) for b in doc.blocks] == [(1, 68), (2, 69)]
-    assert "Table 1. Lower Muschelkalk Facies" in [s.text for s in doc.segments if s.page_no == 1]
+    page_1 = [s.text for s in doc.segments if s.page_no == 1]
+    assert page_1 == ["Table 1. Lower Muschelkalk Facies"]  # the folio line and the navigation labels are furniture
+    assert {(f.kind, f.text) for f in doc.furniture if f.page_no == 1} == {
+        (FurnitureKind.PAGE_LABEL, "68"), (FurnitureKind.MARGIN_STAMP, "The Lower Muschelkalk"),
+        (FurnitureKind.MARGIN_STAMP, "January"), (FurnitureKind.MARGIN_STAMP, "Search Index"),
+        (FurnitureKind.MARGIN_STAMP, "Search Results"),
+    }
 
 
 @pytest.mark.corpus

@@ -326,12 +326,13 @@ def margin_stamps(page: PageContent) -> set[int]:
 
 
 def furniture_kind(page: PageContent, fragment: Fragment) -> str:
-    """How a piece of furniture is recorded: a margin stamp, a page label, a
-    running header (top half) or footer (bottom half)."""
-    if is_rotated(fragment):
-        return "margin_stamp"
+    """How a piece of furniture is recorded: a page label (upright or
+    turned), a margin stamp, a running header (top half) or footer (bottom
+    half)."""
     if parse_page_number(fragment.text) is not None:
         return "page_label"
+    if is_rotated(fragment):
+        return "margin_stamp"
     return "running_header" if fragment.bbox[1] + fragment.bbox[3] < page.height else "running_footer"
 
 
@@ -355,11 +356,12 @@ def detect_furniture(
         return any(len(seen.get((row.top, furniture_key(page.fragments[i].text)), ())) >= min_repeats for i in row.indices)
 
     repeated = repeated_lines(pages, settings)
+    stamps = [margin_stamps(page) for page in pages]
     candidates: list[list[tuple[PageNumber, frozenset[int]]]] = []
-    for page, rows, extra in zip(pages, rows_by_page, repeated):
+    for page, rows, extra, beside in zip(pages, rows_by_page, repeated, stamps):
         found: list[tuple[PageNumber, frozenset[int]]] = []
         band = {i for row in rows for i in row.indices}
-        for i in sorted(band | extra):
+        for i in sorted(band | extra | beside):  # beside: a folio upright on paper at the side of a page turned to read
             n = parse_page_number(page.fragments[i].text)
             if n is not None:
                 found.append((n, frozenset([i])))
@@ -384,8 +386,8 @@ def detect_furniture(
         value, label, where = pick
         furniture.update(where)
         out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
-    for k, page in enumerate(pages):
-        repeated[k] |= margin_stamps(page)
+    for k in range(len(pages)):
+        repeated[k] |= stamps[k]
     for k, extra in enumerate(repeated):
         if extra - out[k].furniture:
             out[k] = PageFurniture(out[k].page_no, out[k].furniture | extra, out[k].printed_page, out[k].printed_label)
