@@ -121,6 +121,18 @@ def test_a_number_at_another_pages_page_number_spot_is_furniture_not_prose():
     assert page_labels(data) == ["1", ""]
 
 
+def test_a_first_page_number_above_the_conference_lines_is_furniture():
+    # acl's p. 1: "4969" where the next pages print 4970, 4971, with two lines under it
+    doc = pymupdf.open()
+    _page(doc, LETTER, 40, [(288, 740, "4969"), (103, 756, "Proceedings of the 58th Annual Meeting"), (174, 767, "July 5 - 10, 2020.")])
+    for number in ("4970", "4971"):
+        _page(doc, LETTER, 40, [(288, 740, number)])
+    data = doc.tobytes()
+    assert numbers_in_prose(data) == []
+    assert page_labels(data) == ["4969", "4970", "4971"]
+    assert any(s.text.startswith("Proceedings of the 58th") for s in parsed(data).segments)  # content under it stays
+
+
 def test_a_lone_number_above_the_band_elsewhere_on_the_page_stays_prose():
     # the A4 page's "1" sits 150 pt right of page 1's: its place proves nothing
     data = two_latex_pages(second_x=453.0)

@@ -195,14 +195,15 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
 
 
 def numbers_in_place(pages: list[PageContent], rows_by_page: list[list[BandRow]], settings: PdfSettings) -> list[list[BandRow]]:
-    """Add to each page's band rows a lone page number standing outside the
-    band at the place where another page prints its lone page number: the
-    last (or first) row of the page, one short number alone on it, a line of
-    whitespace from the body, at the same height from the top or the bottom
-    of the page and the same left, right or centre within
-    ``repeat_position_tol`` as that page's. Two LaTeX pages of different
-    sizes each print ``1`` at the same spot; on the taller one it lies above
-    the band. Whether the number is the page's printed page is
+    """Add to each page's band rows a lone page number that the band rule
+    missed, at the place where another page prints its lone page number: one
+    short number alone on its row, a line of whitespace from the body, at the
+    same height from the top or the bottom of the page and the same left,
+    right or centre within ``repeat_position_tol`` as that page's. Two LaTeX
+    pages of different sizes each print ``1`` at the same spot; on the taller
+    one it lies above the band. A paper's first page prints ``4969`` where
+    the next pages print ``4970``…, with the conference's lines under it (a
+    group of three rows, too many for a footer). Whether the number is the page's printed page is
     :func:`resolve_page_numbers`'s question, not this one."""
     places = [
         (page, page.fragments[row.indices[0]].bbox)
@@ -216,10 +217,10 @@ def numbers_in_place(pages: list[PageContent], rows_by_page: list[list[BandRow]]
     for page, rows in zip(pages, rows_by_page):
         taken = {i for row in rows for i in row.indices}
         added = []
-        for top, index in _edge_lone_numbers(page, settings):
+        for top, index, outermost in _lone_number_rows(page, settings):
             box = page.fragments[index].bbox
             if index not in taken and any(other is not page and _same_place(page, box, other, b, settings.repeat_position_tol) for other, b in places):
-                added.append(BandRow((index,), top, True))
+                added.append(BandRow((index,), top, outermost))
         out.append(rows + added)
     return out
 
@@ -229,21 +230,26 @@ def _lone_number(text: str) -> bool:
     return number is not None and len(number.label) <= MAX_LONE_PAGE_DIGITS
 
 
-def _edge_lone_numbers(page: PageContent, settings: PdfSettings) -> list[tuple[bool, int]]:
-    """The first and the last row of the page when it is one short number
-    alone, a line of whitespace (``furniture_gap_em``) from the next row."""
+def _lone_number_rows(page: PageContent, settings: PdfSettings) -> list[tuple[bool, int, bool]]:
+    """(upper half, fragment, outermost) for each row of the page that is one
+    short number alone, a line of whitespace (``furniture_gap_em``) from the
+    next row towards the middle of the page. It may have rows outside it: a
+    paper's first page prints its conference line under its page number."""
     frags = page.fragments
     rows = _rows(frags)
-    if len(rows) < 2:
-        return []
     out = []
-    for top, row, nxt in ((True, rows[0], rows[1]), (False, rows[-1], rows[-2])):
+    for k, row in enumerate(rows):
         if len(row) != 1 or not _lone_number(frags[row[0]].text):
             continue
-        box, near = frags[row[0]].bbox, _row_box(nxt, frags)
+        box = frags[row[0]].bbox
+        top = box[1] + box[3] < page.height
+        k_in = k + 1 if top else k - 1
+        if not 0 <= k_in < len(rows):
+            continue
+        near = _row_box(rows[k_in], frags)
         gap = near[1] - box[3] if top else box[1] - near[3]
         if gap >= settings.furniture_gap_em * _line_height(row, frags):
-            out.append((top, row[0]))
+            out.append((top, row[0], k in (0, len(rows) - 1)))
     return out
 
 
