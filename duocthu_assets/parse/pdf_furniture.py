@@ -203,8 +203,8 @@ def numbers_in_place(pages: list[PageContent], rows_by_page: list[list[BandRow]]
     pages of different sizes each print ``1`` at the same spot; on the taller
     one it lies above the band. A paper's first page prints ``4969`` where
     the next pages print ``4970``…, with the conference's lines under it (a
-    group of three rows, too many for a footer). Whether the number is the page's printed page is
-    :func:`resolve_page_numbers`'s question, not this one."""
+    group of three rows, too many for a footer). Whether the number is the
+    page's printed page is :func:`resolve_page_numbers`'s question."""
     places = [
         (page, page.fragments[row.indices[0]].bbox)
         for page, rows in zip(pages, rows_by_page)
