@@ -341,26 +341,60 @@ def descriptor_range_not_attachment_page(rows: DocumentRows) -> RuleResult:
 # -- 10 ------------------------------------------------------------------------
 
 
+def _verified_labels(rows: DocumentRows) -> dict[int, str]:
+    """The physical pages whose printed label the parse verified, and the label."""
+    labels = {k: label for k, label in enumerate((rows.parsed or {}).get("page_labels") or [], 1) if label}
+    for s in rows.segments:
+        if s.get("page_no") is not None and (s.get("printed_page") is not None or s.get("printed_label")):
+            labels.setdefault(s["page_no"], s.get("printed_label") or str(s["printed_page"]))
+    return labels
+
+
 def _numbered_pages(rows: DocumentRows) -> list[int]:
     """The physical pages whose printed label the parse verified."""
-    labels = (rows.parsed or {}).get("page_labels") or []
-    pages = {k for k, label in enumerate(labels, 1) if label}
-    pages |= {s["page_no"] for s in rows.segments if s.get("page_no") is not None and (s.get("printed_page") is not None or s.get("printed_label"))}
-    return sorted(pages)
+    return sorted(_verified_labels(rows))
 
 
-def _printed_numbers(rows: DocumentRows) -> dict[int, str]:
+FURNITURE, IN_PROSE = "page-label furniture", "a paragraph of prose"
+
+
+def _printed_numbers(rows: DocumentRows) -> dict[int, tuple[str, str]]:
     """Per page, a number the page prints that the parse did not verify as
-    its page number: page-label furniture, or a segment that is nothing but
-    a page number (``1`` left in prose at the foot of the page)."""
-    found: dict[int, str] = {}
+    its page number, and where the parse put it: page-label furniture, or a
+    segment that is nothing but a page number (``1`` left in prose at the
+    foot of the page)."""
+    found: dict[int, tuple[str, str]] = {}
     for f in (rows.parsed or {}).get("furniture") or []:
         if f.get("kind") == "page_label":
-            found.setdefault(f["page_no"], f.get("text") or "")
+            found.setdefault(f["page_no"], (f.get("text") or "", FURNITURE))
     for s in rows.segments:
         if s.get("page_no") is not None and s.get("kind") != "heading" and parse_page_number(s.get("text") or ""):
-            found.setdefault(s["page_no"], s["text"].strip())
+            found.setdefault(s["page_no"], (s["text"].strip(), IN_PROSE))
     return found
+
+
+def _why_unverified(page: int, text: str, where: str, labels: dict[int, str], page_count: int) -> str:
+    """Why a number page ``page`` prints is not its printed page: left in
+    prose, it was never read as one; as furniture, it repeats another page's
+    number, breaks the numbering of the verified pages, or stands alone."""
+    said = f"page {page} prints {text!r} as {where}, not verified as its page number"
+    if where == IN_PROSE:
+        return said + " (a page number left in a chunk's text)"
+    number = parse_page_number(text)
+    verified = {k: label for k, label in labels.items() if k != page}
+    twin = next((k for k, label in verified.items() if number is not None and label == number.label), None)
+    if twin is not None:
+        return said + f": page {twin} prints it too"
+    arabic = {k: int(label) for k, label in verified.items() if label.isdigit()}
+    if arabic:
+        k = min(arabic, key=lambda j: abs(j - page))
+        expected = arabic[k] + page - k
+        if number is not None and number.value == expected:
+            return said + f": it continues the numbering (page {k} is printed {arabic[k]}), yet the page has no printed page"
+        return said + f": it does not continue the numbering (page {k} is printed {arabic[k]}, so page {page} would be {expected})"
+    if not verified:
+        return said + f": no other page prints a number that continues it (a lone number on a {page_count}-page document is no proof)"
+    return said
 
 
 def attachment_without_printed_page(rows: DocumentRows) -> RuleResult:
@@ -397,7 +431,9 @@ def attachment_without_printed_page(rows: DocumentRows) -> RuleResult:
     pages = sorted({a.get("physical_page") for _, a in bad if a.get("physical_page") is not None})
     what = "attachments without a printed page"
     if bad:
-        why = [f"page {p} prints {printed[p]!r}, not verified as its page number" for p in pages if p in printed]
+        labels = _verified_labels(rows)
+        page_count = (rows.parsed or {}).get("page_count") or len((rows.parsed or {}).get("page_labels") or ()) or max(pages)
+        why = [_why_unverified(p, *printed[p], labels, page_count) for p in pages if p in printed]
         run = f"the document's numbered pages are {numbered[0]}-{numbered[-1]}" if numbered else "the document numbers no page"
         what += f" (physical pages {', '.join(map(str, pages)) or 'unknown'}: not proven to print no number; {'; '.join(why + [run])})"
     return RuleResult.from_offenders((attachment_ref(c, a) for c, a in bad), what, pages)

@@ -507,7 +507,8 @@ def test_10_an_unnumbered_first_page_that_records_its_page_label_offends():
     result = doc.evaluate("adr0006_10_attachment_without_printed_page")
     assert result.passed is False and result.pages == (1,)
     assert (
-        "(physical pages 1: not proven to print no number; page 1 prints '1', not verified as its page number;"
+        "(physical pages 1: not proven to print no number; page 1 prints '1' as page-label furniture, not verified as"
+        " its page number: it continues the numbering (page 2 is printed 2), yet the page has no printed page;"
         " the document's numbered pages are 2-3)"
     ) in result.message
 
@@ -532,7 +533,44 @@ def test_10_a_trailing_page_whose_number_was_left_in_prose_offends():
             attachment["physical_page"] = 4
     result = doc.evaluate("adr0006_10_attachment_without_printed_page")
     assert result.passed is False and result.pages == (4,)
-    assert "page 4 prints '1', not verified as its page number" in result.message
+    assert (
+        "page 4 prints '1' as a paragraph of prose, not verified as its page number (a page number left in a chunk's text)"
+    ) in result.message
+
+
+def _furniture_number_on_block_page(doc: Doc, page: int, text: str, numbered: dict[int, str]) -> None:
+    """The block on ``page`` lost its printed page; ``page`` prints ``text``
+    as page-label furniture; the verified labels are ``numbered``."""
+    for row in doc.chunks:
+        for attachment in row.get("attachments") or []:
+            attachment["physical_page"], attachment["printed_page"], attachment["printed_label"] = page, None, ""
+    for segment in doc.segments:
+        label = numbered.get(segment["page_no"], "")
+        segment["printed_page"], segment["printed_label"] = (int(label) if label else None), label
+    doc.parsed["page_labels"] = [numbered.get(p, "") for p in range(1, 4)]
+    doc.parsed["page_count"] = 3
+    doc.parsed["furniture"] = [{"page_no": page, "kind": "page_label", "text": text, "bbox": [0, 780, 9, 790]}]
+
+
+@pytest.mark.parametrize(
+    "page, text, numbered, why",
+    [
+        # code_and_formula: two pages each print "1" at the same place
+        (3, "1", {1: "1"}, "page 3 prints '1' as page-label furniture, not verified as its page number: page 1 prints it too"),
+        (3, "7", {2: "2"}, "page 3 prints '7' as page-label furniture, not verified as its page number: it does not"
+                            " continue the numbering (page 2 is printed 2, so page 3 would be 3)"),
+        # case_03 without its page 2: "68" alone
+        (1, "68", {}, "page 1 prints '68' as page-label furniture, not verified as its page number: no other page prints"
+                      " a number that continues it (a lone number on a 3-page document is no proof)"),
+    ],
+    ids=["repeated", "off-sequence", "lone"],
+)
+def test_10_says_why_a_printed_number_is_not_the_page_number(page, text, numbered, why):
+    doc = paper(block_page=1)
+    _furniture_number_on_block_page(doc, page, text, numbered)
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is False and result.pages == (page,)
+    assert why in result.message, result.message
 
 
 def test_10_a_printed_label_that_is_not_a_number_is_a_printed_page():

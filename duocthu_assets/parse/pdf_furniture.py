@@ -33,6 +33,8 @@ _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
 _DIGITS = re.compile(r"\d+")
 _COUNTER = re.compile(r"^\d{1,4}\s*/\s*\d{1,4}$")  # "12/80"
 _SPACES = re.compile(r"\s+")
+# "Table 1. Lower Muschelkalk Facies" beside the page number (case_03 p. 1, turned to read): the table's caption, content
+_NUMBERED_CAPTION = re.compile(r"^(table|tab\.|bảng|figure|fig\.|hình|exhibit)\s*[A-Z]?\d+\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,13 @@ def _row_box(row: list[int], frags) -> tuple[float, float, float, float]:
     return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
+def _line_height(row: list[int], frags) -> float:
+    """A row's text height: its tallest fragment. Not the row's box, which a
+    page number set on a baseline of its own beside a running title
+    (``Borkhataria et al.   69``) makes taller than any line of it."""
+    return max(frags[i].bbox[3] - frags[i].bbox[1] for i in row)
+
+
 def _rule_between(rules: tuple[Rule, ...], y_a: float, y_b: float, x0: float, x1: float) -> bool:
     """A loose horizontal rule (touching no vertical rule: not a table's)
     between two rows."""
@@ -164,7 +173,7 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         if _crossed_by_vertical_rule(box, rules):
             break  # a row of a ruled table, not a header or footer
         group.append(row)
-        height = box[3] - box[1]
+        height = _line_height(row, frags)
         if k + 1 >= len(rows):
             # the page is all band: nothing to stand apart from, except a lone
             # page number stamped on an otherwise empty (scanned) page
@@ -183,6 +192,74 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
                 out += [BandRow(tuple(r), top, first + j == 0, ruled) for j, r in enumerate(group)]
             group = []
     return out
+
+
+def numbers_in_place(pages: list[PageContent], rows_by_page: list[list[BandRow]], settings: PdfSettings) -> list[list[BandRow]]:
+    """Add to each page's band rows a lone page number that the band rule
+    missed, at the place where another page prints its lone page number: one
+    short number alone on its row, a line of whitespace from the body, at the
+    same height from the top or the bottom of the page and the same left,
+    right or centre within ``repeat_position_tol`` as that page's. Two LaTeX
+    pages of different sizes each print ``1`` at the same spot; on the taller
+    one it lies above the band. A paper's first page prints ``4969`` where
+    the next pages print ``4970``…, with the conference's lines under it (a
+    group of three rows, too many for a footer). Whether the number is the
+    page's printed page is :func:`resolve_page_numbers`'s question."""
+    places = [
+        (page, page.fragments[row.indices[0]].bbox)
+        for page, rows in zip(pages, rows_by_page)
+        for row in rows
+        if row.outermost and len(row.indices) == 1 and _lone_number(page.fragments[row.indices[0]].text)
+    ]
+    if not places:
+        return rows_by_page
+    out = []
+    for page, rows in zip(pages, rows_by_page):
+        taken = {i for row in rows for i in row.indices}
+        added = []
+        for top, index, outermost in _lone_number_rows(page, settings):
+            box = page.fragments[index].bbox
+            if index not in taken and any(other is not page and _same_place(page, box, other, b, settings.repeat_position_tol) for other, b in places):
+                added.append(BandRow((index,), top, outermost))
+        out.append(rows + added)
+    return out
+
+
+def _lone_number(text: str) -> bool:
+    number = parse_page_number(text)
+    return number is not None and len(number.label) <= MAX_LONE_PAGE_DIGITS
+
+
+def _lone_number_rows(page: PageContent, settings: PdfSettings) -> list[tuple[bool, int, bool]]:
+    """(upper half, fragment, outermost) for each row of the page that is one
+    short number alone, a line of whitespace (``furniture_gap_em``) from the
+    next row towards the middle of the page. It may have rows outside it: a
+    paper's first page prints its conference line under its page number."""
+    frags = page.fragments
+    rows = _rows(frags)
+    out = []
+    for k, row in enumerate(rows):
+        if len(row) != 1 or not _lone_number(frags[row[0]].text):
+            continue
+        box = frags[row[0]].bbox
+        top = box[1] + box[3] < page.height
+        k_in = k + 1 if top else k - 1
+        if not 0 <= k_in < len(rows):
+            continue
+        near = _row_box(rows[k_in], frags)
+        gap = near[1] - box[3] if top else box[1] - near[3]
+        if gap >= settings.furniture_gap_em * _line_height(row, frags):
+            out.append((top, row[0], k in (0, len(rows) - 1)))
+    return out
+
+
+def _same_place(page: PageContent, box, other: PageContent, other_box, tol: float) -> bool:
+    """The same height from the top or from the bottom of the page, and the
+    same left, right or centre."""
+    from_top = abs(box[1] - other_box[1]) <= tol and abs(box[3] - other_box[3]) <= tol
+    from_bottom = abs((page.height - box[3]) - (other.height - other_box[3])) <= tol
+    across = abs(box[0] - other_box[0]) <= tol or abs(box[2] - other_box[2]) <= tol or abs((box[0] + box[2]) - (other_box[0] + other_box[2])) <= 2 * tol
+    return (from_top or from_bottom) and across
 
 
 def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[int]]:
@@ -255,12 +332,13 @@ def margin_stamps(page: PageContent) -> set[int]:
 
 
 def furniture_kind(page: PageContent, fragment: Fragment) -> str:
-    """How a piece of furniture is recorded: a margin stamp, a page label, a
-    running header (top half) or footer (bottom half)."""
-    if is_rotated(fragment):
-        return "margin_stamp"
+    """How a piece of furniture is recorded: a page label (upright or
+    turned), a margin stamp, a running header (top half) or footer (bottom
+    half)."""
     if parse_page_number(fragment.text) is not None:
         return "page_label"
+    if is_rotated(fragment):
+        return "margin_stamp"
     return "running_header" if fragment.bbox[1] + fragment.bbox[3] < page.height else "running_footer"
 
 
@@ -276,7 +354,7 @@ def detect_furniture(
     on most pages (:func:`repeated_lines`). The printed page comes from the
     PDF's own ``/PageLabels`` (``own_labels``) when it has them, else from
     :func:`resolve_page_numbers`."""
-    rows_by_page = [band_rows(p, settings) for p in pages]
+    rows_by_page = numbers_in_place(pages, [band_rows(p, settings) for p in pages], settings)
     seen = _recurrence(pages, rows_by_page)
     min_repeats = settings.furniture_min_repeats
 
@@ -284,11 +362,12 @@ def detect_furniture(
         return any(len(seen.get((row.top, furniture_key(page.fragments[i].text)), ())) >= min_repeats for i in row.indices)
 
     repeated = repeated_lines(pages, settings)
+    stamps = [margin_stamps(page) for page in pages]
     candidates: list[list[tuple[PageNumber, frozenset[int]]]] = []
-    for page, rows, extra in zip(pages, rows_by_page, repeated):
+    for page, rows, extra, beside in zip(pages, rows_by_page, repeated, stamps):
         found: list[tuple[PageNumber, frozenset[int]]] = []
         band = {i for row in rows for i in row.indices}
-        for i in sorted(band | extra):
+        for i in sorted(band | extra | beside):  # beside: a folio upright on paper at the side of a page turned to read
             n = parse_page_number(page.fragments[i].text)
             if n is not None:
                 found.append((n, frozenset([i])))
@@ -306,13 +385,15 @@ def detect_furniture(
         furniture: set[int] = set()
         for row in rows:
             small_ruled = row.top and row.ruled and body_size > 0 and all(page.fragments[i].size < settings.small_head_ratio * body_size for i in row.indices)
-            if small_ruled or any(parse_page_number(page.fragments[i].text) for i in row.indices) or recurring(page, row):
+            if small_ruled or recurring(page, row):
                 furniture.update(row.indices)
+            elif any(parse_page_number(page.fragments[i].text) for i in row.indices):
+                furniture.update(i for i in row.indices if not _NUMBERED_CAPTION.match(page.fragments[i].text))
         value, label, where = pick
         furniture.update(where)
         out.append(PageFurniture(page.page_no, frozenset(furniture), value, label))
-    for k, page in enumerate(pages):
-        repeated[k] |= margin_stamps(page)
+    for k in range(len(pages)):
+        repeated[k] |= stamps[k]
     for k, extra in enumerate(repeated):
         if extra - out[k].furniture:
             out[k] = PageFurniture(out[k].page_no, out[k].furniture | extra, out[k].printed_page, out[k].printed_label)

@@ -342,8 +342,11 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
             chars = sum(len(sp["text"].strip()) for sp in line["spans"])
             total_chars += chars
             line_dirs[len(line_spans)] = _direction(line)
-            if _direction(line) != direction and abs(line.get("dir", (1, 0))[0]) < 0.5:
-                across.add(len(line_spans))  # a quarter turn from the text: vertical (slanted text stays)
+            dx, dy = line.get("dir", (1, 0))
+            if _direction(line) != direction and abs(dx * direction[0] + dy * direction[1]) < 0.5:
+                # a quarter turn from the text (slanted text stays): vertical on an upright page; on a page
+                # turned to read, a line upright on paper (case_03 p. 1's folio "68 The Lower Muschelkalk")
+                across.add(len(line_spans))
                 across_lines.append((len(line_spans), line["bbox"], chars))
             elif _direction(line) == direction:
                 flat_x0, flat_x1 = min(flat_x0, line["bbox"][0]), max(flat_x1, line["bbox"][2])
