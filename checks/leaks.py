@@ -13,12 +13,14 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   document with its chunk id, pages and what the run is (formula fragments,
   an unreadable text-layer line, symbol runs)
   (:func:`duocthu_assets.parse.pdf_leaks.flattened_math`); a figure's labels
-  read as printed are not math prose and pass, named in the message.
+  read as printed are not math prose and pass, named in the message, and so
+  does a code listing set in a fixed-pitch face (symbol runs such as
+  ``|| '-' ||`` on lines of a monospace font: code is not flattened math).
 """
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_leaks import figure_labels_in, flattened_math, flattened_window, inspect_tables
+from duocthu_assets.parse.pdf_leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables
 
 from .adr0006 import normalize_for_leaks
 from .rules import DocumentRows, Row, Rule, RuleResult
@@ -80,30 +82,41 @@ def _page_span(pages: list[int]) -> str:
     return f"p{pages[0]}" if len(pages) == 1 else f"p{pages[0]}-{pages[-1]}"
 
 
+def _shown(chunks: list[Row]) -> str:
+    return "; ".join(f"{_page_span(_pages(c))} {c['chunk_id']}: {' '.join(flattened_window(c['text']) or [])}" for c in chunks)
+
+
 def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
     """No prose chunk is dominated by the fragments of a flattened formula
     or of an unreadable text layer. A run that is a figure's labels (lines
-    set over or beside the figure's raster images, read as printed) is not
+    set over or beside the figure's raster images, read as printed) or a
+    code listing (symbol runs on lines set in a fixed-pitch face) is not
     math prose: it passes, named in the message."""
     bad = [(c, flattened_math(c["text"])) for c in _prose_chunks(rows)]
     bad = [(c, why) for c, why in bad if why]
-    labels = []
+    labels, listings = [], []
     if rows.source:
         for chunk, _ in bad:
             window = flattened_window(chunk["text"])
-            if window and figure_labels_in(rows.source, _pages(chunk), window):
+            if not window:
+                continue
+            if figure_labels_in(rows.source, _pages(chunk), window):
                 labels.append(chunk)
-        bad = [(c, why) for c, why in bad if c not in labels]
-    shown_labels = "; ".join(f"{_page_span(_pages(c))} {c['chunk_id']}: {' '.join(flattened_window(c['text']) or [])}" for c in labels)
+            elif code_listings_in(rows.source, _pages(chunk), window):
+                listings.append(chunk)
+        bad = [(c, why) for c, why in bad if c not in labels and c not in listings]
     result = RuleResult.from_offenders(
         (c["chunk_id"] for c, _ in bad),
         "prose chunks holding flattened math or an unreadable text layer",
         (p for c, _ in bad for p in _pages(c)),
     )
     if not bad:
+        message = result.message
         if labels:
-            return RuleResult(True, message=f"{result.message}; figure labels read as printed, not math: {shown_labels}")
-        return result
+            message += f"; figure labels read as printed, not math: {_shown(labels)}"
+        if listings:
+            message += f"; code listings in a fixed-pitch face, read as printed, not math: {_shown(listings)}"
+        return RuleResult(True, message=message) if labels or listings else result
     shown = "; ".join(f"{_page_span(_pages(c))} {c['chunk_id']}: {why[:120]}" for c, why in bad[:5])
     return RuleResult(False, result.count, result.offending_ids, result.pages, f"{result.message} — {shown}")
 

@@ -298,6 +298,49 @@ def _line_words_marks(line_marks: list[str], line_text: str) -> tuple[str, list[
     return "".join(line_text[k] for k in keep), [line_marks[k] for k in keep]
 
 
+OVERPRINT_TOL = 0.5  # points: a line this close to another's top, bottom and sides is drawn over it
+
+
+def _is_subsequence(short: str, long: str) -> bool:
+    rest = iter(long)
+    return all(c in rest for c in short)
+
+
+def overprinted_lines(lines: list[tuple[BBox, str, str, float]]) -> set[int]:
+    """The lines (``(bbox, text, font, size)``, in page order) that repeat
+    some of the glyphs of a longer line drawn in the same place: same font
+    and size, inside its box on the same baseline, their characters a
+    subsequence of its own (redp5110 p. 10 draws ``S ifi th t th …`` over
+    ``Specifies that the row …``; a reader sees one line). pdfplumber's
+    ``dedupe_chars`` drops such glyphs for the same reason. Pure."""
+    tol = OVERPRINT_TOL
+    buckets: dict[tuple[str, float, int], list[int]] = {}
+    for k, (box, _text, font, size) in enumerate(lines):
+        buckets.setdefault((font, size, round(box[3])), []).append(k)
+    out: set[int] = set()
+    for k, (box, text, font, size) in enumerate(lines):
+        short = text.replace(" ", "")
+        if not short:
+            continue
+        for key in ((font, size, round(box[3]) + d) for d in (-1, 0, 1)):
+            for j in buckets.get(key, ()):
+                other, otext = lines[j][0], lines[j][1].replace(" ", "")
+                if (
+                    j != k
+                    and len(otext) > len(short)
+                    and abs(other[1] - box[1]) <= tol
+                    and abs(other[3] - box[3]) <= tol
+                    and other[0] - tol <= box[0]
+                    and box[2] <= other[2] + tol
+                    and _is_subsequence(short, otext)
+                ):
+                    out.add(k)
+                    break
+            if k in out:
+                break
+    return out
+
+
 def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) -> tuple[list[Word], int]:
     """Words of a TextPage with the style of the span each one sits in, and
     the number of glyphs without a readable character (:data:`UNMAPPED`),
@@ -319,6 +362,7 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
     style_cache: dict[tuple[str, int, float], tuple[float, bool, bool]] = {}
     scripts: dict[int, list] = {}  # line → [its characters, their marks, how many its words consumed]
     line_dirs: dict[int, tuple[int, int]] = {}
+    styled: list[tuple[BBox, str, str, float]] = []  # each line's box, text, first font and size
     block_no = -1
     for block in page_dict["blocks"]:
         if block.get("type", 0) != 0:
@@ -335,6 +379,8 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
                 starts.append(span["bbox"][0])
                 styles.append(style)
             line_index[(block_no, line_no)] = len(line_spans)
+            first = next((sp for sp in line["spans"] if sp["text"].strip()), None)
+            styled.append((tuple(line["bbox"]), "".join(sp["text"] for sp in line["spans"]), first["font"] if first else "", round(first["size"], 1) if first else 0.0))
             marks = script_marks(line)
             if marks is not None:
                 chars, kept = _line_words_marks(marks, "".join(sp["text"] for sp in line["spans"]))
@@ -388,10 +434,13 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
             across -= joined
             side_matrix = turn_matrix(turn, page_dict.get("width", 0.0), page_dict.get("height", 0.0))
             sideways.update(direction=turn, lines=side_lines)
+    overprints = overprinted_lines(styled)
     words: list[Word] = []
     unmapped = 0
     for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
         lid = line_index.get((b_no, l_no), -1)
+        if lid in overprints:
+            continue  # glyphs drawn again over a line already read
         marked = ""
         line_scripts = scripts.get(lid)
         if line_scripts is not None:
