@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import io
 import json
@@ -66,8 +67,10 @@ class CompactionError(RuntimeError):
     """A part cannot be built (documents of one asset whose files disagree on the schema)."""
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def part_of(doc_id: str, parts: int = PARTS) -> int:
-    """The part holding ``doc_id``'s rows."""
+    """The part holding ``doc_id``'s rows (remembered: a compaction of the
+    seven assets asks it twice per document of each)."""
     digest = hashlib.sha256(doc_id.encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(digest[:4], "big") % parts
 

@@ -229,7 +229,7 @@ class DocumentRecord:
         return Settings(**self.settings)
 
 
-_PARSED: dict[str, tuple[tuple, dict[str, dict]]] = {}  # registry path -> (file identity, parsed records)
+_PARSED: dict[str, tuple[tuple, dict[str, dict], "RecordLines"]] = {}  # registry path -> (file identity, parsed records, their lines)
 
 SETTINGS_TABLE = "@settings"
 """The registry's first entry (never a doc_id: those are ``[a-z0-9._-]``):
@@ -248,23 +248,43 @@ def _settings_ref(settings: dict, table: dict[str, dict], seen: dict[int, str]) 
     return ref
 
 
-def encode_registry(records: dict[str, dict]) -> str:
+def _record_line(doc_id: str, values: dict, table: dict[str, dict], seen: dict[int, str]) -> str:
+    values = dict(values)
+    if isinstance(values.get("settings"), dict):
+        values["settings"] = _settings_ref(values["settings"], table, seen)
+    built = values.get("built")
+    if isinstance(built, dict) and isinstance(built.get("settings"), dict):
+        values["built"] = {**built, "settings": _settings_ref(built["settings"], table, seen)}
+    return f"{json.dumps(doc_id, ensure_ascii=False)}: {json.dumps(values, ensure_ascii=False, sort_keys=False)}"
+
+
+RecordLines = dict[str, tuple[dict, str]]
+"""doc_id -> (a record's values as read or written, its line in the file):
+the line of a record whose values are that very object is not encoded again."""
+
+
+def encode_registry(records: dict[str, dict], known: RecordLines | None = None) -> tuple[str, RecordLines]:
     """The registry file's text: the settings table, then one record a line
     (each by the C encoder: json's indent= is pure Python, 10x slower),
-    every settings dict replaced by its reference in the table."""
+    every settings dict replaced by its reference in the table; and each
+    record's line. ``known``: lines encoded earlier, reused for a record
+    whose values are the same object (values are replaced, never changed in
+    place; the line depends only on them, so the text is the same bytes)."""
     table: dict[str, dict] = {}
     seen: dict[int, str] = {}
-    lines = []
+    known = known or {}
+    lines: RecordLines = {}
     for doc_id, values in records.items():
-        values = dict(values)
-        if isinstance(values.get("settings"), dict):
-            values["settings"] = _settings_ref(values["settings"], table, seen)
-        built = values.get("built")
-        if isinstance(built, dict) and isinstance(built.get("settings"), dict):
-            values["built"] = {**built, "settings": _settings_ref(built["settings"], table, seen)}
-        lines.append(f"{json.dumps(doc_id, ensure_ascii=False)}: {json.dumps(values, ensure_ascii=False, sort_keys=False)}")
+        line = known.get(doc_id)
+        if line is not None and line[0] is values:
+            for settings in (values.get("settings"), (values.get("built") or {}).get("settings")):
+                if isinstance(settings, dict):  # its table entry (one digest per distinct object)
+                    _settings_ref(settings, table, seen)
+            lines[doc_id] = line
+        else:
+            lines[doc_id] = (values, _record_line(doc_id, values, table, seen))
     head = f"{json.dumps(SETTINGS_TABLE)}: {json.dumps(dict(sorted(table.items())), ensure_ascii=False)}"
-    return "{\n" + ",\n".join([head] + lines) + "\n}"
+    return "{\n" + ",\n".join([head] + [line for _, line in lines.values()]) + "\n}", lines
 
 
 def decode_registry(text: str) -> dict[str, dict]:
@@ -272,8 +292,23 @@ def decode_registry(text: str) -> dict[str, dict]:
     settings table): each settings reference replaced by its dict, one
     object shared by the records that name it (records' dict fields are
     replaced, never changed in place)."""
+    return decode_registry_lines(text)[0]
+
+
+def decode_registry_lines(text: str) -> tuple[dict[str, dict], RecordLines]:
+    """:func:`decode_registry`, and each record's line when the text is laid
+    out as :func:`encode_registry` writes it (else no lines: none is reused)."""
     parsed = json.loads(text) if text.strip() else {}
     table = parsed.pop(SETTINGS_TABLE, None) or {}
+    lines: RecordLines = {}
+    rows = text.split("\n")
+    if table and len(rows) == len(parsed) + 3 and rows[0] == "{" and rows[-1] == "}":
+        for row, (doc_id, values) in zip(rows[2:-1], parsed.items()):
+            line = row[:-1] if row.endswith(",") else row
+            if not line.startswith(json.dumps(doc_id, ensure_ascii=False) + ": "):
+                lines = {}
+                break
+            lines[doc_id] = (values, line)
     if table:
         for values in parsed.values():
             ref = values.get("settings")
@@ -282,7 +317,7 @@ def decode_registry(text: str) -> dict[str, dict]:
             built = values.get("built")
             if isinstance(built, dict) and isinstance(built.get("settings"), str) and built["settings"] in table:
                 built["settings"] = table[built["settings"]]
-    return parsed
+    return parsed, lines
 
 
 class Registry:
@@ -324,8 +359,8 @@ class Registry:
                     text = fh.read().decode("utf-8")
             except FileNotFoundError:
                 return {}
-            parsed = decode_registry(text)
-            _PARSED[self.path.path] = (key, parsed)
+            parsed, lines = decode_registry_lines(text)
+            _PARSED[self.path.path] = (key, parsed, lines)
             return dict(parsed)
         try:
             text = self.path.read_text()
@@ -360,18 +395,25 @@ class Registry:
             for doc_id, values in on_disk.items():
                 if doc_id not in changed and self._loaded.get(doc_id) != values:
                     self.records[doc_id] = DocumentRecord(**values)  # another process's change
-            text = encode_registry(dict(sorted(on_disk.items())))
+            cached = _PARSED.get(self.path.path)
+            text, lines = encode_registry(dict(sorted(on_disk.items())), known=cached[2] if cached else None)
             # A file name that is not valid UTF-8 reaches Python as lone surrogates
             # (surrogateescape); written as JSON \udcXX escapes they read back to
             # the same path, where a plain encode() would stop the whole ingest.
             inode = self.warehouse.write_bytes_atomic(self.path, text.encode("utf-8", "backslashreplace"))
-            written = decode_registry(text)  # what was written, sharing nothing with the records
+            # what was written: the records this process changed copied (sharing
+            # nothing with them), the others as they were read (so their lines are reused)
+            written = dict(on_disk)
+            for doc_id in changed:
+                written[doc_id] = json.loads(json.dumps(on_disk[doc_id], ensure_ascii=False))
+                lines[doc_id] = (written[doc_id], lines[doc_id][1])
             self._loaded = dict(written)
+            _PARSED.pop(self.path.path, None)
             if inode is not None:  # the next read in this process need not parse it again
                 with contextlib.suppress(OSError):
                     st = os.stat(self.path.path)
                     if st.st_ino == inode:
-                        _PARSED[self.path.path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), written)
+                        _PARSED[self.path.path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), written, lines)
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:

@@ -155,3 +155,35 @@ def test_the_registry_stores_each_settings_dict_once_and_reads_the_old_form(tmp_
     old = "{\n" + ",\n".join(f"{json.dumps(d)}: {json.dumps(vars(r))}" for d, r in registry.records.items()) + "\n}"
     assert decode_registry(old) == {d: vars(r) for d, r in registry.records.items()}
     # (the checks read a document's settings from its raw_documents row, not from here)
+
+
+def test_a_registry_save_reuses_unchanged_lines_and_writes_the_same_bytes(tmp_path):
+    """A save encodes only the records changed since the file was read or
+    written (the others' lines are reused): the file is the same bytes a
+    fresh encode of every record gives, and a changed record's new values
+    are in it (a reused line never hides a change)."""
+    from duocthu_assets.inbox import Registry, decode_registry, encode_registry, register_files, scan
+    from duocthu_assets.warehouse import Warehouse
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for i in range(4):
+        _csv(inbox / f"d{i}.csv", "Amoxicilin", i)
+    path = tmp_path / "wh" / "registry.json"
+    registry = Registry(Warehouse(tmp_path / "wh"))
+    register_files(registry, scan([inbox]).found)
+    registry.save()
+    for round_, doc_id in enumerate(["d1.csv", "d3.csv"]):  # the second save reuses the lines the first wrote
+        registry.records[doc_id].built = {"sha256": f"s{round_}", "settings": registry.records[doc_id].settings}
+        registry.records[doc_id].outcome = {"status": "ok", "chunks": round_}
+        registry.save()
+        text = path.read_text()
+        assert text == encode_registry(dict(sorted(decode_registry(text).items())))[0]
+        assert decode_registry(text)[doc_id]["built"]["sha256"] == f"s{round_}"
+    fresh = Registry(Warehouse(tmp_path / "wh"))  # a file read back (lines from the text) and changed again
+    fresh.records["d0.csv"].outcome = {"status": "blocked"}
+    fresh.save()
+    text = path.read_text()
+    assert text == encode_registry(dict(sorted(decode_registry(text).items())))[0]
+    assert {d: vars(r) for d, r in Registry(Warehouse(tmp_path / "wh")).records.items()} == {d: vars(r) for d, r in fresh.records.items()}
+    assert fresh.records["d3.csv"].outcome == {"status": "ok", "chunks": 1}

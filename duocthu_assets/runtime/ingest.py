@@ -29,6 +29,7 @@ cache's shard files the same from one ingest to the next.
 from __future__ import annotations
 
 import json
+import gc
 import os
 import sys
 import time
@@ -307,6 +308,27 @@ def ingest(
     out: TextIO | None = None,
     show_progress: bool = True,
 ) -> IngestResult:
+    """Ingest ``paths`` into the warehouse (see :func:`_ingest`). What this
+    process holds before and after the registry is read (Dagster, the
+    definitions, one record per document) is frozen out of the cyclic
+    garbage collector's view for the ingest's duration: a full collection
+    otherwise walks every registry record again (at 3,000 documents 0.43 s
+    of 3.4 s in three collections, 0.26 s at 0); unfrozen at the end, so
+    nothing stays uncollectable."""
+    gc.freeze()
+    try:
+        return _ingest(paths, warehouse_root, profile, out, show_progress)
+    finally:
+        gc.unfreeze()
+
+
+def _ingest(
+    paths: list[str],
+    warehouse_root: str,
+    profile: str | None,
+    out: TextIO | None,
+    show_progress: bool,
+) -> IngestResult:
     started = time.monotonic()
     workers = ingest_workers()
     if show_progress:
@@ -334,6 +356,7 @@ def ingest(
     problems = list(found.problems)
     records = register_files(registry, found.found, profile, refused=found.refused, problems=problems)
     registry.save()
+    gc.freeze()  # the registry's records too (see ingest)
     for problem in problems:
         print(f"duocthu: {problem}", file=sys.stderr)
     to_build = [r for r in records if needs_build(r, version)]
