@@ -4,7 +4,8 @@ Reading order is a recursive XY-cut over the page's items (text fragments and
 lifted blocks, which move as one box): cut the page into horizontal slabs at
 whitespace, group consecutive slabs that share a column structure, and split
 a group into columns at a gutter whose both sides carry running text (so the
-cells of a table are never taken for columns). Each single-column region is a
+cells of a table are never taken for columns; a column of short bold side
+headings off the text's baselines counts as a side). Each single-column region is a
 leaf; borderless tables are looked for in the leaves, where a two-column page
 cannot pass for a two-column table.
 
@@ -152,6 +153,25 @@ def _side_is_prose(frags: list[Fragment], min_words: float) -> bool:
     return sum(len(f.words) for f in frags) >= min_words and long >= 0.4 * len(frags) and wide >= 0.5 * len(frags)
 
 
+SIDE_HEADING_MAX_WORDS = 4  # a side heading's line is short
+SIDE_HEADING_MIN_LINES = 2
+BASELINE_TOL = 1.5  # points: lines this close share a baseline (a table's row)
+
+
+def side_headings(frags: list[Fragment], prose: list[Fragment]) -> bool:
+    """A column of short bold side headings beside running text (the
+    highlights of a cover page: ``Implement roles and`` / ``separation of
+    duties``): every line bold and at most :data:`SIDE_HEADING_MAX_WORDS`
+    words, at least :data:`SIDE_HEADING_MIN_LINES` of them, and on their
+    own baselines, fewer than a third of them level with a line of the
+    text beside them (a table's bold first column sits on its rows'
+    baselines, and is not this). Pure."""
+    if len(frags) < SIDE_HEADING_MIN_LINES or not all(f.bold and len(f.words) <= SIDE_HEADING_MAX_WORDS for f in frags):
+        return False
+    level = sum(1 for f in frags if any(abs(f.bbox[3] - p.bbox[3]) <= BASELINE_TOL for p in prose))
+    return level * 3 < len(frags)
+
+
 def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tuple[float, float] | None:
     """The first gutter whose two sides carry running text (a side of lifted
     blocks only is allowed beside running text), with at least
@@ -168,6 +188,9 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tu
         words = settings.column_min_words
         left_ok = _side_is_prose(lf, words) if lf else bool(rf)
         right_ok = _side_is_prose(rf, words) if rf else bool(lf)
+        if not left_ok and side_headings(lf, rf):  # side headings left of running text
+            running = [f for f in rf if len(f.words) >= words]
+            left_ok = right_ok = len(running) >= SIDE_HEADING_MIN_LINES and not any(is_rtl(f) for f in rf)
         if left_ok and right_ok:
             return (a, b)
     return None
