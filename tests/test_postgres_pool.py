@@ -21,6 +21,18 @@ def _child_opened_by(engine, queue) -> None:
         queue.put((connection.connection.info["pid"], os.getpid()))
 
 
+def _checkout_in_forked_child(engine) -> tuple[int, int]:
+    """(the process that opened the connection a forked child checked out, the child's pid)."""
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_child_opened_by, args=(engine, queue))
+    child.start()
+    opened = queue.get(timeout=60)
+    child.join(60)
+    assert child.exitcode == 0
+    return opened
+
+
 def test_a_forked_child_opens_its_own_connection_and_leaves_the_parents_open(tmp_path):
     guard_pools_across_fork()
     guard_pools_across_fork()  # idempotent: one listener, not two
@@ -31,13 +43,7 @@ def test_a_forked_child_opens_its_own_connection_and_leaves_the_parents_open(tmp
         held = connection.connection.dbapi_connection
         assert connection.connection.info["pid"] == os.getpid()
 
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    child = context.Process(target=_child_opened_by, args=(engine, queue))
-    child.start()
-    opened_by, child_pid = queue.get(timeout=60)
-    child.join(60)
-    assert child.exitcode == 0
+    opened_by, child_pid = _checkout_in_forked_child(engine)
     assert opened_by == child_pid != os.getpid()  # the child's own connection, not the parent's
 
     with engine.connect() as connection:  # the parent's pooled connection, still open and its own
@@ -59,12 +65,7 @@ def test_without_the_guard_the_child_would_reuse_the_parents_connection(tmp_path
         connection.execute(text("SELECT 1"))
     event.remove(Pool, "checkout", postgres_pool._refuse_other_process)
     try:
-        context = multiprocessing.get_context("fork")
-        queue = context.Queue()
-        child = context.Process(target=_child_opened_by, args=(engine, queue))
-        child.start()
-        opened_by, child_pid = queue.get(timeout=60)
-        child.join(60)
+        opened_by, child_pid = _checkout_in_forked_child(engine)
     finally:
         event.listen(Pool, "checkout", postgres_pool._refuse_other_process)
     assert opened_by == os.getpid() != child_pid  # the parent's socket, used by the child
