@@ -58,6 +58,15 @@ def part_bytes(wh: Warehouse, asset: str = "chunks") -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.glob("*.parquet"))}
 
 
+def parts_from_nothing(wh: Warehouse, root: Path) -> dict[str, bytes]:
+    """The parts a compaction from nothing writes from ``wh``'s per-document
+    ``chunks`` files (copied to a fresh warehouse under ``root``)."""
+    fresh = Warehouse(root)
+    shutil.copytree(wh.path("chunks").path, fresh.path("chunks").path)
+    compact_asset(fresh, "chunks")
+    return part_bytes(fresh)
+
+
 def per_document(wh: Warehouse, asset: str = "chunks") -> str:
     return str(wh.path(asset)) + "/*.parquet"
 
@@ -125,10 +134,7 @@ def test_incremental_compaction_gives_the_bytes_of_one_from_nothing(tmp_path: Pa
     assert compact_asset(wh, "chunks").parts_written == []
 
     # the same per-document files compacted from nothing: the same bytes
-    fresh = Warehouse(tmp_path / "fresh")
-    shutil.copytree(wh.path("chunks").path, fresh.path("chunks").path)
-    compact_asset(fresh, "chunks")
-    assert part_bytes(fresh) == after
+    assert parts_from_nothing(wh, tmp_path / "fresh") == after
 
     rows = duckdb.sql(f"SELECT doc_id, count(*) FROM '{tables_glob(wh, 'chunks')}' GROUP BY doc_id").fetchall()
     counts = dict(rows)
@@ -199,10 +205,7 @@ def test_a_crash_mid_compaction_leaves_every_part_whole_and_the_next_one_converg
         assert n == (5 if doc_id in changed and part_name(part_of(doc_id)) in new_parts else DOCS[doc_id])
 
     compact_asset(wh, "chunks")  # the next compaction completes the rest
-    fresh = Warehouse(tmp_path / "fresh")
-    shutil.copytree(wh.path("chunks").path, fresh.path("chunks").path)
-    compact_asset(fresh, "chunks")
-    assert part_bytes(wh) == part_bytes(fresh)
+    assert part_bytes(wh) == parts_from_nothing(wh, tmp_path / "fresh")
 
 
 def test_documents_whose_files_disagree_on_the_schema_are_named(tmp_path: Path):
@@ -343,10 +346,7 @@ def test_compacting_only_the_documents_built_lists_nothing_and_gives_the_same_by
         report = compact_asset(wh, "chunks", only=[*replaced, *added, *removed])
     assert report.changed == ["doc-005", "doc-900"] and report.gone == ["doc-013"]
     assert set(report.parts_written) == {part_of(d) for d in ["doc-005", "doc-900", "doc-013"]}
-    fresh = Warehouse(tmp_path / "fresh")
-    shutil.copytree(wh.path("chunks").path, fresh.path("chunks").path)
-    compact_asset(fresh, "chunks")
-    assert part_bytes(wh) == part_bytes(fresh)
+    assert part_bytes(wh) == parts_from_nothing(wh, tmp_path / "fresh")
 
 
 def test_a_change_outside_only_is_taken_in_by_the_next_full_compaction(tmp_path: Path):
