@@ -19,7 +19,7 @@ import os
 import re
 import stat
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
@@ -495,7 +495,7 @@ def register_files(
             stat, why = None, why or f"cannot look at the file: {exc.strerror or exc} — check its permissions"
         record = registry.records.get(doc_id)
         if id(settings) not in as_dict:  # the object is kept in the entry, so its id is never reused
-            as_dict[id(settings)] = (settings, {k: str(v) if hasattr(v, "value") else v for k, v in asdict(settings).items()})
+            as_dict[id(settings)] = (settings, settings.as_record())
         settings_dict = as_dict[id(settings)][1]
         if record is None or record.path != str(file):
             parts = Path(relative).parts
