@@ -365,20 +365,28 @@ def figure_labels_in(data: bytes, page_nos: list[int], window: list[str]) -> lis
     """The pages among ``page_nos`` of the PDF ``data`` where ``window`` is
     a figure's labels (:func:`figure_labels`), read with the parser's own
     page reader."""
-    from .pdf_engine import open_pdf
     from .pdf_page import read_page
     from .pdf_settings import resolve_pdf_settings
 
     settings = resolve_pdf_settings(None)
+
+    def labels_on(page) -> bool:
+        images = [tuple(i["bbox"]) for i in page.get_image_info()]
+        return bool(images) and figure_labels(list(read_page(page, settings).fragments), images, window)
+
+    return pages_where(data, page_nos, labels_on)
+
+
+def pages_where(data: bytes, page_nos: list[int], holds) -> list[int]:
+    """The pages among ``page_nos`` of the PDF ``data`` (numbered from 1;
+    numbers outside the document skipped) for which ``holds(page)`` is true."""
+    from .pdf_engine import open_pdf
+
     found = []
     doc = open_pdf(data)
     try:
         for page_no in sorted(set(page_nos)):
-            if not 1 <= page_no <= doc.page_count:
-                continue
-            page = doc[page_no - 1]
-            images = [tuple(i["bbox"]) for i in page.get_image_info()]
-            if images and figure_labels(list(read_page(page, settings).fragments), images, window):
+            if 1 <= page_no <= doc.page_count and holds(doc[page_no - 1]):
                 found.append(page_no)
     finally:
         doc.close()
@@ -449,14 +457,4 @@ def monospaced_lines(page) -> list[str]:
 def code_listings_in(data: bytes, page_nos: list[int], window: list[str]) -> list[int]:
     """The pages among ``page_nos`` of the PDF ``data`` where ``window`` is
     part of a code listing (:func:`code_listing`)."""
-    from .pdf_engine import open_pdf
-
-    found = []
-    doc = open_pdf(data)
-    try:
-        for page_no in sorted(set(page_nos)):
-            if 1 <= page_no <= doc.page_count and code_listing(monospaced_lines(doc[page_no - 1]), window):
-                found.append(page_no)
-    finally:
-        doc.close()
-    return found
+    return pages_where(data, page_nos, lambda page: code_listing(monospaced_lines(page), window))
