@@ -379,11 +379,12 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
                 starts.append(span["bbox"][0])
                 styles.append(style)
             line_index[(block_no, line_no)] = len(line_spans)
+            line_text = "".join(sp["text"] for sp in line["spans"])
             first = next((sp for sp in line["spans"] if sp["text"].strip()), None)
-            styled.append((tuple(line["bbox"]), "".join(sp["text"] for sp in line["spans"]), first["font"] if first else "", round(first["size"], 1) if first else 0.0))
+            styled.append((tuple(line["bbox"]), line_text, first["font"] if first else "", round(first["size"], 1) if first else 0.0))
             marks = script_marks(line)
             if marks is not None:
-                chars, kept = _line_words_marks(marks, "".join(sp["text"] for sp in line["spans"]))
+                chars, kept = _line_words_marks(marks, line_text)
                 scripts[len(line_spans)] = [chars, kept, 0]
             chars = sum(len(sp["text"].strip()) for sp in line["spans"])
             total_chars += chars
