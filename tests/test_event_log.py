@@ -42,8 +42,8 @@ def _evaluation(doc_id: str, passed: bool) -> EventLogEntry:
     return _entry(DagsterEventType.ASSET_CHECK_EVALUATION, evaluation)
 
 
-def _history(storage: SqliteEventLogStorage) -> list[tuple[str, str]]:
-    return sorted((r.partition, r.status.value) for r in storage.get_asset_check_execution_history(CHECK, limit=100))
+def _history(storage: SqliteEventLogStorage, limit: int = 100) -> list[tuple[str, str]]:
+    return sorted((r.partition, r.status.value) for r in storage.get_asset_check_execution_history(CHECK, limit=limit))
 
 
 def test_held_back_evaluations_are_read_in_order_and_written_before_the_next_event(tmp_path: Path):
@@ -153,3 +153,38 @@ def test_a_write_ahead_log_shrinks_back_after_a_checkpoint(tmp_path: Path):
         conn.exec_driver_sql("INSERT INTO filler VALUES (x'00')")  # the next write resets the WAL, cut to the limit
     assert wal.stat().st_size <= WAL_SIZE_LIMIT
     storage.dispose()
+
+
+def test_a_planned_row_does_not_copy_the_runs_every_partition(tmp_path: Path):
+    """A run over N documents plans each check once with all N keys; Dagster
+    copies that event into each of the N rows (O(N^2) bytes: 30 GB for one
+    run of 10,000 documents). Here each row holds no copy, reads as PLANNED
+    with Dagster's own class, points at the one planned event in the log, and
+    takes its evaluation when it comes."""
+    from dagster._core.definitions.asset_checks.asset_check_evaluation import AssetCheckEvaluationPlanned
+    from dagster._core.definitions.partitions.subset.default import DefaultPartitionsSubset
+
+    base = str(tmp_path / "runs")
+    keys = [f"doc_{i:04d}.csv" for i in range(300)]
+    planned = AssetCheckEvaluationPlanned(
+        asset_key=CHECK.asset_key, check_name=CHECK.name, partitions_subset=DefaultPartitionsSubset(set(keys))
+    )
+    writer = PooledSqliteEventLogStorage(base)
+    writer.store_event(_entry(DagsterEventType.ASSET_CHECK_EVALUATION_PLANNED, planned))
+    writer.store_event(_evaluation("doc_0007.csv", False))
+    writer.dispose()
+
+    reader = SqliteEventLogStorage(base)
+    history = dict(_history(reader, limit=1000))
+    assert len(history) == 300 and history["doc_0007.csv"] == "FAILED"
+    assert {status for doc, status in history.items() if doc != "doc_0007.csv"} == {"PLANNED"}
+    with sqlite3.connect(Path(base) / "index.db") as db:
+        widest, = db.execute("SELECT max(length(coalesce(evaluation_event, ''))) FROM asset_check_executions "
+                             "WHERE execution_status = 'PLANNED'").fetchone()
+        planned_in_log = db.execute(
+            "SELECT count(DISTINCT x.evaluation_event_storage_id), min(e.dagster_event_type) FROM asset_check_executions x "
+            "JOIN event_logs e ON e.id = x.evaluation_event_storage_id WHERE x.execution_status = 'PLANNED'"
+        ).fetchone()
+    assert widest == 0  # no copy; Dagster's own rows would hold 300 keys each, ~5 KB
+    assert planned_in_log == (1, "ASSET_CHECK_EVALUATION_PLANNED")
+    reader.dispose()
