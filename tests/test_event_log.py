@@ -155,36 +155,49 @@ def test_a_write_ahead_log_shrinks_back_after_a_checkpoint(tmp_path: Path):
     storage.dispose()
 
 
-def test_a_planned_row_does_not_copy_the_runs_every_partition(tmp_path: Path):
-    """A run over N documents plans each check once with all N keys; Dagster
-    copies that event into each of the N rows (O(N^2) bytes: 30 GB for one
-    run of 10,000 documents). Here each row holds no copy, reads as PLANNED
-    with Dagster's own class, points at the one planned event in the log, and
-    takes its evaluation when it comes."""
+def plan_a_run_of_300_and_fail_one(writer) -> None:
+    """What a run over 300 documents stores first (one planned event per check,
+    listing all 300), then one document's failed evaluation."""
     from dagster._core.definitions.asset_checks.asset_check_evaluation import AssetCheckEvaluationPlanned
     from dagster._core.definitions.partitions.subset.default import DefaultPartitionsSubset
 
-    base = str(tmp_path / "runs")
     keys = [f"doc_{i:04d}.csv" for i in range(300)]
     planned = AssetCheckEvaluationPlanned(
         asset_key=CHECK.asset_key, check_name=CHECK.name, partitions_subset=DefaultPartitionsSubset(set(keys))
     )
-    writer = PooledSqliteEventLogStorage(base)
     writer.store_event(_entry(DagsterEventType.ASSET_CHECK_EVALUATION_PLANNED, planned))
     writer.store_event(_evaluation("doc_0007.csv", False))
-    writer.dispose()
 
-    reader = SqliteEventLogStorage(base)
+
+def assert_planned_rows_hold_no_copy_of_the_plan(reader) -> None:
+    """Each of the 300 rows reads PLANNED (the failed one FAILED) with the
+    reader's class, holds no copy of the 300-key event (Dagster's own rows
+    would hold ~5 KB each), and points at the one planned event in the log."""
+    from sqlalchemy import text
+
     history = dict(_history(reader, limit=1000))
     assert len(history) == 300 and history["doc_0007.csv"] == "FAILED"
     assert {status for doc, status in history.items() if doc != "doc_0007.csv"} == {"PLANNED"}
-    with sqlite3.connect(Path(base) / "index.db") as db:
-        widest, = db.execute("SELECT max(length(coalesce(evaluation_event, ''))) FROM asset_check_executions "
-                             "WHERE execution_status = 'PLANNED'").fetchone()
-        planned_in_log = db.execute(
+    with reader.index_connection() as conn:
+        widest = conn.execute(text("SELECT max(length(coalesce(evaluation_event, ''))) FROM asset_check_executions "
+                                   "WHERE execution_status = 'PLANNED'")).scalar()
+        planned_in_log = tuple(conn.execute(text(
             "SELECT count(DISTINCT x.evaluation_event_storage_id), min(e.dagster_event_type) FROM asset_check_executions x "
             "JOIN event_logs e ON e.id = x.evaluation_event_storage_id WHERE x.execution_status = 'PLANNED'"
-        ).fetchone()
-    assert widest == 0  # no copy; Dagster's own rows would hold 300 keys each, ~5 KB
+        )).one())
+    assert widest == 0
     assert planned_in_log == (1, "ASSET_CHECK_EVALUATION_PLANNED")
+
+
+def test_a_planned_row_does_not_copy_the_runs_every_partition(tmp_path: Path):
+    """A run over N documents plans each check once with all N keys; Dagster
+    copies that event into each of the N rows (O(N^2) bytes: 30 GB for one
+    run of 10,000 documents). Read back with Dagster's own class. The same on
+    PostgreSQL: tests/test_scale_postgres.py."""
+    base = str(tmp_path / "runs")
+    writer = PooledSqliteEventLogStorage(base)
+    plan_a_run_of_300_and_fail_one(writer)
+    writer.dispose()
+    reader = SqliteEventLogStorage(base)
+    assert_planned_rows_hold_no_copy_of_the_plan(reader)
     reader.dispose()

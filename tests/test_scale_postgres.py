@@ -107,7 +107,7 @@ def test_a_postgres_instance_builds_the_same_warehouse_as_sqlite(postgres, colle
     instance = open_instance(str(pg_warehouse))
     try:
         assert type(instance.run_storage).__name__ == "PostgresRunStorage"
-        assert type(instance.event_log_storage).__name__ == "PostgresEventLogStorage"
+        assert type(instance.event_log_storage).__name__ == "PlannedOncePostgresEventLogStorage"
         runs = instance.get_runs()
     finally:
         instance.dispose()
@@ -117,6 +117,8 @@ def test_a_postgres_instance_builds_the_same_warehouse_as_sqlite(postgres, colle
         assert cursor.fetchone()[0] == len(runs)
         cursor.execute("SELECT count(*) FROM event_logs")
         events = cursor.fetchone()[0]
+        cursor.execute("SELECT pg_database_size(current_database())")
+        database_bytes = cursor.fetchone()[0]
     assert not (dagster_home_for(str(pg_warehouse)) / "history" / "runs.db").exists()
 
     assert [(d.doc_id, d.status, d.chunks) for d in pg_result.documents] == \
@@ -127,6 +129,24 @@ def test_a_postgres_instance_builds_the_same_warehouse_as_sqlite(postgres, colle
     docs = len(pg_result.documents)
     print(f"\nscale-test postgres [{collection}]: {docs} documents, {files} warehouse files byte-identical; "
           f"SQLite {sqlite_seconds:.2f} s ({sqlite_seconds / docs:.4f} s/doc, {sqlite_result.runs} runs), "
-          f"PostgreSQL {pg_seconds:.2f} s ({pg_seconds / docs:.4f} s/doc, {pg_result.runs} runs, {events} events)")
+          f"PostgreSQL {pg_seconds:.2f} s ({pg_seconds / docs:.4f} s/doc, {pg_result.runs} runs, {events} events, "
+          f"database {database_bytes / 1e6:.1f} MB)")
     if n is not None:
         assert docs == n
+
+
+def test_postgres_planned_check_rows_hold_no_copy_of_the_plan(postgres):
+    """runtime/planned_checks.py on dagster-postgres's storage: a run's plan
+    is not copied into each document's row (read back with the stock class)."""
+    from dagster_postgres import PostgresEventLogStorage
+
+    from duocthu_assets.runtime.postgres_event_log import PlannedOncePostgresEventLogStorage
+    from .test_event_log import assert_planned_rows_hold_no_copy_of_the_plan, plan_a_run_of_300_and_fail_one
+
+    url = postgres.new_database("dagster_planned_rows")
+    writer = PlannedOncePostgresEventLogStorage(postgres_url=url)
+    plan_a_run_of_300_and_fail_one(writer)
+    writer.dispose()
+    reader = PostgresEventLogStorage(postgres_url=url)
+    assert_planned_rows_hold_no_copy_of_the_plan(reader)
+    reader.dispose()

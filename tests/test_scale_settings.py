@@ -23,6 +23,7 @@ def test_the_instance_yaml_follows_duocthu_postgres_url(monkeypatch, tmp_path: P
     text = dagster_yaml(tmp_path)
     assert "env: DUOCTHU_POSTGRES_URL" in text and "secret" not in text
     assert "PooledSqliteEventLogStorage" not in text
+    assert "PlannedOncePostgresEventLogStorage" in text  # planned check rows without copies there too
     assert postgres_url() == url
 
 

@@ -30,8 +30,9 @@ This subclass changes how rows are written, never which rows:
   ``_update_asset_check_evaluation``, which build, cache-key and compile new
   statement objects for every evaluation;
 - a run's planned check evaluations are one row per document with no copy of
-  the planned event (which lists the run's every document): Dagster copies
-  it into each row, O(N^2) bytes for a run of N documents;
+  the planned event, which lists every document of the run (see
+  :mod:`duocthu_assets.runtime.planned_checks`: Dagster's copies are O(N^2)
+  bytes for a run of N documents);
 - a batch of asset events (Dagster batches the materializations of one step's
   partitions, and the planned events of a run, when ``DAGSTER_EVENT_BATCH_SIZE``
   is set; importing this module sets it unless it is already set) is written
@@ -80,10 +81,11 @@ from itertools import groupby
 from typing import Any, Iterator, Sequence
 
 import sqlalchemy as db
-from dagster import DagsterEventType, EventLogEntry, serialize_value
+from dagster import DagsterEventType, EventLogEntry
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
 
+from .planned_checks import PlannedCheckRowsWithoutCopies
 from .dagster_private import (
     ASSET_EVENTS,
     INDEX_SHARD_NAME,
@@ -102,8 +104,6 @@ os.environ.setdefault("DAGSTER_EVENT_BATCH_SIZE", EVENT_BATCH_SIZE)
 
 # an event row: the values come from Dagster's own _event_to_row
 _EVENT_INSERT = SqlEventLogStorageTable.insert()
-# a run's planned check evaluations, one row per partition
-_CHECK_PLANNED_INSERT = AssetCheckExecutionsTable.insert()
 # the row a run's planned check evaluation left for one partition
 _CHECK_EVALUATION_UPDATE = (
     AssetCheckExecutionsTable.update()
@@ -136,7 +136,7 @@ def _set_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-class PooledSqliteEventLogStorage(SqliteEventLogStorage):
+class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogStorage):
     """``SqliteEventLogStorage`` that keeps its engines and connections."""
 
     def __init__(self, base_dir: str, inst_data=None):
@@ -241,31 +241,6 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
             # no planned row (or, impossibly, several): Dagster's own path
             # inserts the row, or raises its invariant error
             self._update_asset_check_evaluation(event, event_id)
-
-    def _store_asset_check_evaluation_planned(self, event: EventLogEntry, event_id: int | None) -> None:
-        """Dagster's rows for a planned check, one per partition. A
-        partitioned plan's rows hold no copy of the planned event: that event
-        lists every partition of the run, and Dagster copies it into each of
-        the run's rows, so a run of N documents wrote N copies of an N-key
-        list per check -- O(N^2) bytes, about 2.5 KB a row at 100 documents
-        and 160 KB at 10,000 (30 GB for one run of 10,000 documents and 34
-        checks). Dagster reads a PLANNED row without an event (its rows from
-        before it stored planned events have none); the event itself is in
-        the log, at the row's ``evaluation_event_storage_id``, and the row's
-        evaluation replaces the empty column when it comes."""
-        planned = event.get_dagster_event().event_specific_data
-        partitions = planned.partitions_subset.get_partition_keys() if planned.partitions_subset else [None]
-        common = {
-            "asset_key": planned.asset_key.to_string(),
-            "check_name": planned.check_name,
-            "run_id": event.run_id,
-            "execution_status": AssetCheckExecutionRecordStatus.PLANNED.value,
-            "evaluation_event": None if planned.partitions_subset else serialize_value(event),
-            "evaluation_event_timestamp": self._event_insert_timestamp(event),
-            "evaluation_event_storage_id": event_id,
-        }
-        with self.index_connection() as conn:
-            conn.execute(_CHECK_PLANNED_INSERT, [{**common, "partition": partition} for partition in partitions])
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
         """What ``store_event`` does for each asset event, one transaction per

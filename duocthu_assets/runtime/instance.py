@@ -46,9 +46,25 @@ POSTGRES_URL_ENV = "DUOCTHU_POSTGRES_URL"
 # machines or processes sharing one instance: the custom SQLite event log
 # above is the single-machine fast path only. The URL stays in the
 # environment (it may hold a password), never in this file.
-POSTGRES_YAML = MARKER + ": a shared instance, its history in PostgreSQL\n" + _COMMON_YAML + """# dagster-postgres (the `scale` extra); the URL is read from $DUOCTHU_POSTGRES_URL
-storage:
-  postgres:
+POSTGRES_YAML = MARKER + ": a shared instance, its history in PostgreSQL\n" + _COMMON_YAML + """# dagster-postgres (the `scale` extra); the URL is read from $DUOCTHU_POSTGRES_URL.
+# Its event log writes a check planned over many documents without a copy of
+# the plan in each document's row: see duocthu_assets/runtime/planned_checks.py.
+run_storage:
+  module: dagster_postgres.run_storage
+  class: PostgresRunStorage
+  config:
+    postgres_url:
+      env: DUOCTHU_POSTGRES_URL
+event_log_storage:
+  module: duocthu_assets.runtime.postgres_event_log
+  class: PlannedOncePostgresEventLogStorage
+  config:
+    postgres_url:
+      env: DUOCTHU_POSTGRES_URL
+schedule_storage:
+  module: dagster_postgres.schedule_storage
+  class: PostgresScheduleStorage
+  config:
     postgres_url:
       env: DUOCTHU_POSTGRES_URL
 """
@@ -101,7 +117,7 @@ def _setup_stamp(config_text: str) -> str:
     """What the set-up marker says: which storage was set up (for Postgres, a
     digest of the URL, so pointing the home at another database sets that one
     up too)."""
-    if config_text.startswith(MARKER) and "postgres:" in config_text and postgres_url():
+    if config_text.startswith(MARKER) and "dagster_postgres" in config_text and postgres_url():
         digest = hashlib.sha256(postgres_url().encode()).hexdigest()[:16]
         return f"the Dagster instance here was set up completely by duocthu (postgres {digest})\n"
     return "the Dagster instance here was set up completely by duocthu\n"

@@ -1,0 +1,24 @@
+"""dagster-postgres's event log, its planned check rows without a copy of the
+plan each (:mod:`duocthu_assets.runtime.planned_checks`). Everything else is
+the stock ``PostgresEventLogStorage``; selected by the PostgreSQL instance's
+``dagster.yaml`` (:mod:`duocthu_assets.runtime.instance`). Needs the `scale`
+extra (dagster-postgres)."""
+
+from __future__ import annotations
+
+from dagster_postgres import PostgresEventLogStorage
+from dagster_postgres.utils import get_token_provider_from_config, pg_url_from_config
+
+from .planned_checks import PlannedCheckRowsWithoutCopies
+
+
+class PlannedOncePostgresEventLogStorage(PlannedCheckRowsWithoutCopies, PostgresEventLogStorage):
+    @classmethod
+    def from_config_value(cls, inst_data, config_value) -> "PlannedOncePostgresEventLogStorage":
+        # dagster-postgres builds its own class here, not ``cls``
+        return cls(
+            inst_data=inst_data,
+            postgres_url=pg_url_from_config(config_value),
+            should_autocreate_tables=config_value.get("should_autocreate_tables", True),
+            token_provider=get_token_provider_from_config(config_value),
+        )
