@@ -2,7 +2,8 @@
 stopped again: PostgreSQL (Debian's package, ``initdb`` in a temporary folder,
 run as the unprivileged ``postgres`` user when we are root), Redis (Debian's
 ``redis-server``), Celery workers (``celery -A dagster_celery.app worker``,
-each a separate process) and moto's S3-compatible server.
+each a separate process), ``dagster-daemon run`` and moto's S3-compatible
+server.
 
 Each started process's id is also written to ``$DUOCTHU_SCALE_PIDS`` (a
 folder) when that is set, so `make scale-test`'s trap can stop whatever a
