@@ -19,7 +19,7 @@ the reference. Then, on the S3 warehouse:
    again, its steps on the workers;
 3. a worker is SIGKILLed while it executes a step, and nobody intervenes: no
    partial Parquet is left (every ``*.parquet`` reads whole), the step's
-   message, never acknowledged (``task_acks_late``), goes back on the queue
+   message, never acknowledged (``acks_late``), goes back on the queue
    once the broker's visibility timeout passes, the surviving worker runs the
    step again, and the run ends SUCCESS on its own, byte-identical;
 4. no worker left at all: the daemon's run monitoring (``dagster-daemon run``,

@@ -7,8 +7,9 @@ Celery acknowledges a message when a worker *receives* it, by default: a
 worker that dies during the step has already consumed it, the step's result
 never arrives, and dagster-celery's run waits for it forever. Here:
 
-- ``task_acks_late``: the message is acknowledged when the step has ended
-  (succeeded or failed), so a step whose worker died is still unacknowledged;
+- late acknowledgement (``acks_late``, for dagster-celery's step task): the
+  message is acknowledged when the step has ended (succeeded or failed), so a
+  step whose worker died is still unacknowledged;
 - Redis's ``visibility_timeout`` (``$DUOCTHU_CELERY_VISIBILITY_TIMEOUT``
   seconds, default 3600, kombu's own): an unacknowledged message older than
   that goes back on the queue, and a surviving worker runs the step again (it
@@ -18,7 +19,7 @@ never arrives, and dagster-celery's run waits for it forever. Here:
 - ``unacked_restore_interval``/``unacked_restore_throttle``: every idle worker
   looks for such messages every :data:`RESTORE_SWEEP_SECONDS` (kombu's default
   is one real sweep per 100 s);
-- ``task_reject_on_worker_lost``: with the prefork pool, a pool process killed
+- ``reject_on_worker_lost`` (the step task too): with the prefork pool, a pool process killed
   during a step (the OOM killer's usual choice) is noticed by its parent
   worker, which puts the message back at once instead of acknowledging it as
   failed;
@@ -43,6 +44,7 @@ from .executor import CELERY_BACKEND_ENV, CELERY_BROKER_ENV, ExecutorSettingErro
 VISIBILITY_TIMEOUT_ENV = "DUOCTHU_CELERY_VISIBILITY_TIMEOUT"
 DEFAULT_VISIBILITY_TIMEOUT = 3600  # seconds; kombu's Redis default
 RESTORE_SWEEP_SECONDS = 5
+STEP_TASK = "execute_plan"  # dagster_celery.config.TASK_EXECUTE_PLAN_NAME: the task that runs one step
 # dagster_celery.defaults' connection retries, kept: a worker's
 # broker_transport_options replace the defaults' whole dict
 _DAGSTER_CELERY_TRANSPORT_DEFAULTS = {"max_retries": 3, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
@@ -82,8 +84,11 @@ class CeleryWorkerSettings:
         return {
             "broker_url": self.broker_url,
             "result_backend": self.result_backend,
-            "task_acks_late": True,
-            "task_reject_on_worker_lost": True,
+            # the step task only: dagster-celery's whole-run tasks (its run
+            # launcher's execute_job/resume_job, unused here) keep Celery's
+            # early acknowledgement, since a run outlasting the visibility
+            # timeout would be delivered, and run, twice
+            "task_annotations": {STEP_TASK: {"acks_late": True, "reject_on_worker_lost": True}},
             "worker_prefetch_multiplier": 1,
             # a worker cut off from the broker stops its steps: their messages
             # are delivered again anyway, once the visibility timeout passes
