@@ -394,10 +394,10 @@ def test_a_worker_killed_mid_step_leaves_no_partial_parquet_and_its_run_complete
     whole_parquet_files(cluster.fs)
     assert_identical(cluster.reference, s3_outputs(cluster.fs), "the run whose worker was killed")
     leftovers = [k for k in cluster.fs.find(f"{BUCKET}/wh/") if k.rsplit("/", 1)[-1].startswith(".")]
-    print(f"\nscale-test celery [kill]: worker {victim} SIGKILLed during {KILL_DURING} (task {task_id}); "
-          f"{len(written)} Parquet object(s) on S3 then, every one whole; its step went back on the queue after the "
-          f"{VISIBILITY_TIMEOUT} s visibility timeout and ran again on the surviving worker ({', '.join(twice)} started "
-          f"twice); the run ended SUCCESS on its own {seconds:.0f} s after the kill, byte-identical; "
+    print(f"\nscale-test celery [kill]: worker {victim} SIGKILLed running {twice[0]} (task {task_id}); "
+          f"{len(written)} Parquet object(s) on S3 then, every one whole; the step went back on the queue after the "
+          f"{VISIBILITY_TIMEOUT} s visibility timeout and ran again on the surviving worker (started twice in the "
+          f"run's events); the run ended SUCCESS on its own {seconds:.0f} s after the kill, byte-identical; "
           f"{len(leftovers)} temporary object(s) left")
 
 
