@@ -69,9 +69,9 @@ $(SCALE_STAMP): pyproject.toml $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,scale]'
 	touch $(SCALE_STAMP)
 
-# PostgreSQL, Redis, two Celery workers, moto's S3 server and a webserver,
-# started from nothing by the tests and stopped again (also on failure: the
-# script's trap); DUOCTHU_SCALE_DOCS bench documents (200).
+# PostgreSQL, Redis, two Celery workers, dagster-daemon, moto's S3 server and
+# a webserver, started from nothing by the tests and stopped again (also on
+# failure: the script's trap); DUOCTHU_SCALE_DOCS bench documents (200).
 scale-test: scale-deps scale-setup
 	bash scripts/scale_test.sh
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make scale-test` (issue 20 items 4-6): PostgreSQL, Redis, two Celery
-# workers, moto's S3 server and a webserver, all started from nothing on
-# loopback by the tests (tests/scale_services.py), and all stopped again:
-# by the tests themselves, and by the trap below whatever way this ends.
+# workers, dagster-daemon, moto's S3 server and a webserver, all started
+# from nothing on loopback by the tests (tests/scale_services.py), and all
+# stopped again: by the tests themselves, and by the trap below whatever way
+# this ends.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 pids=$(mktemp -d "${TMPDIR:-/tmp}/duocthu-scale-pids.XXXXXX")

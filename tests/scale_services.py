@@ -2,7 +2,8 @@
 stopped again: PostgreSQL (Debian's package, ``initdb`` in a temporary folder,
 run as the unprivileged ``postgres`` user when we are root), Redis (Debian's
 ``redis-server``), Celery workers (``celery -A dagster_celery.app worker``,
-each a separate process) and moto's S3-compatible server.
+each a separate process), ``dagster-daemon run`` and moto's S3-compatible
+server.
 
 Each started process's id is also written to ``$DUOCTHU_SCALE_PIDS`` (a
 folder) when that is set, so `make scale-test`'s trap can stop whatever a
@@ -31,6 +32,7 @@ from typing import Iterator
 
 PIDS_ENV = "DUOCTHU_SCALE_PIDS"
 VENV_BIN = Path(sys.executable).parent
+CELERY_CONFIG_DIR = Path(__file__).resolve().parents[1] / "scripts" / "celery"
 
 
 def postgres_bin(name: str) -> str | None:
@@ -268,22 +270,19 @@ class MotoS3:
 class CeleryWorkers:
     """``count`` Celery workers, each a separate process (``--pool solo``: one
     step at a time in the worker's own process, so killing the worker kills
-    the step it runs)."""
+    the step it runs), with the settings a deployment uses: the repository's
+    ``scripts/celery/dagster_celery_config.py`` (late acknowledgement, the
+    broker's visibility timeout from ``DUOCTHU_CELERY_VISIBILITY_TIMEOUT`` in
+    ``env``), which dagster-celery's app imports from ``PYTHONPATH``."""
 
     root: Path
-    broker: str
     env: dict[str, str]
     count: int = 2
     processes: list[subprocess.Popen] = field(default_factory=list)
 
     def start(self) -> "CeleryWorkers":
         self.root.mkdir(parents=True, exist_ok=True)
-        # dagster_celery.app reads its settings from this module when importable
-        (self.root / "dagster_celery_config.py").write_text(
-            f"broker_url = {self.broker!r}\nresult_backend = {self.broker!r}\n"
-            "worker_prefetch_multiplier = 1\nworker_hijack_root_logger = False\n"
-        )
-        env = {**self.env, "PYTHONPATH": os.pathsep.join([str(self.root), self.env.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+        env = {**self.env, "PYTHONPATH": os.pathsep.join([str(CELERY_CONFIG_DIR), self.env.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
         for i in range(self.count):
             self.processes.append(
                 spawn(
@@ -296,14 +295,17 @@ class CeleryWorkers:
         self.wait_ready()
         return self
 
+    @property
+    def logs(self) -> list[Path]:
+        return [self.root / f"worker{i}.log" for i in range(len(self.processes))]
+
     def wait_ready(self, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
-        logs = [self.root / f"worker{i}.log" for i in range(len(self.processes))]
         while time.monotonic() < deadline:
             for process in self.processes:
                 if process.poll() is not None:
                     raise RuntimeError(f"a Celery worker exited with code {process.returncode}: see {self.root}")
-            if all(b"ready." in log.read_bytes() for log in logs if log.exists()) and all(log.exists() for log in logs):
+            if all(log.exists() and b"ready." in log.read_bytes() for log in self.logs):
                 return
             time.sleep(0.5)
         raise RuntimeError(f"the Celery workers were not ready within {timeout:.0f} s: see {self.root}")
@@ -311,6 +313,41 @@ class CeleryWorkers:
     def stop(self) -> None:
         for process in self.processes:
             stop(process)
+
+
+@dataclass
+class DagsterDaemon:
+    """``dagster-daemon run`` over the instance in ``env['DAGSTER_HOME']``, as
+    a deployment runs it beside the webserver: its run monitoring (the
+    instance's ``run_monitoring:``) watches every run of the instance, however
+    it was launched. Started with ``--empty-workspace``: the code location's
+    sensors would start runs of their own (an index rebuild after each ingest),
+    which the tests' comparisons do not expect; run monitoring needs no code
+    location."""
+
+    root: Path
+    env: dict[str, str]
+    process: subprocess.Popen | None = None
+
+    @property
+    def log(self) -> Path:
+        return self.root / "daemon.log"
+
+    def start(self, timeout: float = 180) -> "DagsterDaemon":
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.process = spawn([str(VENV_BIN / "dagster-daemon"), "run", "--empty-workspace"], self.log, env=self.env, cwd=self.root)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"dagster-daemon exited with code {self.process.returncode}: see {self.log}")
+            if b"MonitoringDaemon" in self.log.read_bytes():  # its list of the daemons it runs
+                return self
+            time.sleep(0.5)
+        raise RuntimeError(f"dagster-daemon did not start its run monitoring within {timeout:.0f} s: see {self.log}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop(self.process)
 
 
 @contextlib.contextmanager

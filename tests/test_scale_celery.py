@@ -17,15 +17,23 @@ the reference. Then, on the S3 warehouse:
 2. from the UI: the webserver (``dagster-webserver``) launches the same job
    through GraphQL (the call the UI's Materialize button makes): byte-identical
    again, its steps on the workers;
-3. a worker is SIGKILLed while it executes a step: no partial Parquet is left
-   (every ``*.parquet`` reads whole), and after a replacement worker starts, a
-   rerun completes, byte-identical.
+3. a worker is SIGKILLed while it executes a step, and nobody intervenes: no
+   partial Parquet is left (every ``*.parquet`` reads whole), the step's
+   message, never acknowledged (``acks_late``), goes back on the queue
+   once the broker's visibility timeout passes, the surviving worker runs the
+   step again, and the run ends SUCCESS on its own, byte-identical;
+4. no worker left at all: the daemon's run monitoring (``dagster-daemon run``,
+   ``run_monitoring:`` in the instance's ``dagster.yaml``) ends the run FAILED
+   once it exceeds its maximum runtime (the ``dagster/max_runtime`` tag).
+
+Every process shares the instance in PostgreSQL; the daemon watches its runs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -35,10 +43,13 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 import pytest
 
+from duocthu_assets.runtime.celery_worker import VISIBILITY_TIMEOUT_ENV
 from duocthu_assets.runtime.ingest import INGEST_ASSETS, ingest
-from duocthu_assets.runtime.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, ensure_dagster_home
+from duocthu_assets.runtime.instance import MARKER, POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, POSTGRES_YAML, ensure_dagster_home
 
-from .scale_services import VENV_BIN, CeleryWorkers, MotoS3, Postgres, Redis, free_port, missing, scratch, spawn, stop, wait_for_port
+from .scale_services import (
+    VENV_BIN, CeleryWorkers, DagsterDaemon, MotoS3, Postgres, Redis, free_port, missing, scratch, spawn, stop, wait_for_port,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -49,6 +60,29 @@ WAREHOUSE = f"s3://{BUCKET}/wh"
 COMPARED = set(INGEST_ASSETS) | {"sources"}
 KILL_DURING = "parse_documents"
 RUN_TIMEOUT = 900  # seconds; a loaded two-core machine is slow, a hang is not
+# The broker's visibility timeout on the test's workers: above the longest
+# step here (21 s at load 4; a loaded machine takes several times that), so a
+# step still running is never delivered twice; production keeps kombu's hour
+VISIBILITY_TIMEOUT = 120
+# The daemon's run monitoring: every run ends within this, whatever happens
+# to its steps (the instance's max_runtime_seconds; a run's own
+# dagster/max_runtime tag overrides it), checked every few seconds
+MAX_RUNTIME = RUN_TIMEOUT
+MONITORING_POLL = 5
+ABANDONED_RUN_MAX_RUNTIME = 30  # the tag on the run no worker ever takes
+
+
+def scale_instance_yaml() -> str:
+    """The test's ``dagster.yaml``: duocthu's shared PostgreSQL instance plus
+    the daemon's run monitoring, as a deployment sets it (written by hand, so
+    ``ensure_dagster_home`` leaves it alone)."""
+    shared = POSTGRES_YAML.removeprefix(MARKER).split("\n", 1)[1]
+    return shared + (
+        "# dagster-daemon's run monitoring: a run that outlives its maximum runtime\n"
+        "# (a step no worker will ever finish) is ended FAILED\n"
+        "run_monitoring:\n  enabled: true\n"
+        f"  max_runtime_seconds: {MAX_RUNTIME}\n  poll_interval_seconds: {MONITORING_POLL}\n"
+    )
 
 
 def _s3(env: dict[str, str]):
@@ -114,6 +148,8 @@ def cluster():
             s3 = MotoS3(root / "s3").start()
             started.append(s3)
             home = root / "home"
+            home.mkdir()
+            (home / "dagster.yaml").write_text(scale_instance_yaml())
             env = {
                 **os.environ, **s3.env(),
                 "DAGSTER_HOME": str(home),
@@ -122,6 +158,7 @@ def cluster():
                 "DUOCTHU_INBOX": str(SAMPLES),
                 "DUOCTHU_EXECUTOR": "celery",
                 "DUOCTHU_CELERY_BROKER": redis.url,
+                VISIBILITY_TIMEOUT_ENV: str(VISIBILITY_TIMEOUT),
                 **POSTGRES_EVENT_OPTIONS,
             }
             os.environ.update(env)
@@ -129,9 +166,11 @@ def cluster():
             fs.mkdir(BUCKET)
             ensure_dagster_home(home)
             keys = register_samples()
-            workers = CeleryWorkers(root / "workers", redis.url, env, count=2).start()
+            workers = CeleryWorkers(root / "workers", env, count=2).start()
             started.append(workers)
-            yield SimpleNamespace(root=root, env=env, fs=fs, keys=keys, workers=workers, home=home,
+            daemon = DagsterDaemon(root / "daemon", env).start()
+            started.append(daemon)
+            yield SimpleNamespace(root=root, env=env, fs=fs, keys=keys, workers=workers, daemon=daemon, home=home,
                                   reference=local_outputs(reference_wh))
         finally:
             for service in reversed(started):
@@ -164,10 +203,10 @@ def range_tags(keys: list[str], **extra: str) -> dict[str, str]:
     return {"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1], **extra}
 
 
-def cli_run(cluster, tag: str) -> subprocess.Popen:
+def cli_run(cluster, tag: str, **tags: str) -> subprocess.Popen:
     return spawn(
         [str(VENV_BIN / "dagster"), "job", "execute", "-m", "duocthu_assets.definitions", "-a", "defs", "-j", "ingest",
-         "--tags", json.dumps(range_tags(cluster.keys, **{"duocthu/scale-test": tag}))],
+         "--tags", json.dumps(range_tags(cluster.keys, **{"duocthu/scale-test": tag}, **tags))],
         cluster.root / f"cli_{tag}.log", env=cluster.env, cwd=REPO,
     )
 
@@ -199,7 +238,7 @@ def run_status(tag: str) -> tuple[str | None, list[str]]:
 
 
 def tasks_per_worker(cluster) -> list[int]:
-    return [log.read_text(errors="replace").count("received") for log in sorted((cluster.root / "workers").glob("worker*.log"))]
+    return [log.read_text(errors="replace").count(" received") for log in cluster.workers.logs]
 
 
 def wait_cli(process: subprocess.Popen, cluster, tag: str) -> None:
@@ -273,57 +312,111 @@ def test_the_ingest_job_on_celery_workers_from_the_cli_and_from_the_ui(cluster):
           f"(per worker now: {tasks_per_worker(cluster)}) in {ui_seconds:.1f} s; byte-identical")
 
 
-def test_a_worker_killed_mid_step_leaves_no_partial_parquet_and_the_rerun_completes(cluster):
-    clear_outputs(cluster.fs)
-    process = cli_run(cluster, "kill")
-    victim = None
-    deadline = time.monotonic() + RUN_TIMEOUT
-    try:
-        # kill the worker running the parse (it writes segments, lifted_blocks
-        # and parsed_documents), two seconds into it
-        while victim is None and time.monotonic() < deadline:
-            status, steps = run_status("kill")
-            assert status not in ("SUCCESS", "FAILURE"), f"the run ended ({status}) before a worker could be killed"
-            if KILL_DURING in steps:
-                time.sleep(2)
-                busy = [w for w, log in zip(cluster.workers.processes, sorted((cluster.root / "workers").glob("worker*.log")))
-                        if log.read_text(errors="replace").count("received") > log.read_text(errors="replace").count("succeeded in")]
-                if busy:
-                    victim = busy[0]
-                    os.killpg(victim.pid, signal.SIGKILL)
-                    victim.wait()
-                    killed_during = steps[-1]
-                    break
-            time.sleep(0.3)
-        assert victim is not None, "no worker was seen running a step"
-        # the run waits for a task nobody will finish: its process is stopped,
-        # the run marked failed (what `duocthu ingest`'s fail_orphaned_runs
-        # does for a run whose process is gone)
+def wait_run_end(cluster, tag: str, timeout: float) -> tuple[str, float]:
+    """The run's final status in the instance, polled (a bounded wait: a
+    run that never ends fails the test, naming the logs to read)."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        status, _ = run_status(tag)
+        if status in ("SUCCESS", "FAILURE", "CANCELED"):
+            return status, time.monotonic() - started
         time.sleep(2)
-    finally:
-        stop(process)
-    run, instance = the_run("kill")
+    pytest.fail(f"run {tag!r} did not end within {timeout:.0f} s ({status}): see {cluster.root}/cli_{tag}.log "
+                f"and {cluster.daemon.log}")
+
+
+def run_messages(tag: str) -> list[str]:
+    """What the instance recorded about the run: its events' messages."""
+    run, instance = the_run(tag)
     try:
-        if run.status.value not in ("FAILURE", "CANCELED"):
-            instance.report_run_failed(run, "scale test: its Celery worker was killed mid-step")
+        return [e.dagster_event.message or "" for e in instance.all_logs(run.run_id) if e.dagster_event is not None]
     finally:
         instance.dispose()
 
-    fs = cluster.fs
+
+TASK_RECEIVED = re.compile(r"Task execute_plan\[([0-9a-f-]+)\] received")
+
+
+def kill_a_busy_worker(cluster, tag: str) -> tuple[int, str]:
+    """SIGKILL the worker (its whole process group) that runs a step of the
+    run two seconds into ``KILL_DURING``; its index and the Celery task id
+    of the step it was running."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while time.monotonic() < deadline:
+        status, steps = run_status(tag)
+        assert status not in ("SUCCESS", "FAILURE"), f"the run ended ({status}) before a worker could be killed"
+        if KILL_DURING in steps:
+            time.sleep(2)
+            for index, (worker, log) in enumerate(zip(cluster.workers.processes, cluster.workers.logs)):
+                text = log.read_text(errors="replace")
+                if worker.poll() is None and text.count(" received") > text.count("succeeded in"):
+                    os.killpg(worker.pid, signal.SIGKILL)
+                    worker.wait()
+                    return index, TASK_RECEIVED.findall(text)[-1]
+        time.sleep(0.3)
+    raise AssertionError("no worker was seen running a step")
+
+
+def whole_parquet_files(fs) -> list[str]:
+    """Every ``*.parquet`` object under the warehouse, each read whole (a
+    partial one raises)."""
     fs.invalidate_cache()
     written = [k for k in fs.find(f"{BUCKET}/wh/") if k.endswith(".parquet")]
-    for key in written:  # every Parquet file there is whole
+    for key in written:
         with fs.open(key, "rb") as fh:
             pq.read_table(fh)
-    leftovers = [k for k in fs.find(f"{BUCKET}/wh/") if k.rsplit("/", 1)[-1].startswith(".")]
+    return written
 
-    # a replacement worker: two again; the rerun completes
-    replacement = CeleryWorkers(cluster.root / "workers_2", cluster.env["DUOCTHU_CELERY_BROKER"], cluster.env, count=1).start()
+
+def test_a_worker_killed_mid_step_leaves_no_partial_parquet_and_its_run_completes_on_its_own(cluster):
+    clear_outputs(cluster.fs)
+    process = cli_run(cluster, "kill")
     try:
-        steps = wait_cli(cli_run(cluster, "rerun"), cluster, "rerun")
+        victim, task_id = kill_a_busy_worker(cluster, "kill")
+        written = whole_parquet_files(cluster.fs)  # before the step runs again
+        # nobody intervenes: the run's status is whatever Dagster records
+        status, seconds = wait_run_end(cluster, "kill", MAX_RUNTIME + 10 * MONITORING_POLL)
+        code = process.wait(120) if status == "SUCCESS" else None
     finally:
-        replacement.stop()
-    assert_identical(cluster.reference, s3_outputs(cluster.fs), "the rerun after a killed worker")
-    print(f"\nscale-test celery [kill]: a worker SIGKILLed during step {killed_during}; {len(written)} Parquet file(s) "
-          f"on S3 then, every one whole; {len(leftovers)} temporary object(s); the rerun ({len(steps)} steps) "
-          f"completed byte-identical")
+        stop(process)
+    cli_log = (cluster.root / "cli_kill.log").read_text(errors="replace")
+    assert status == "SUCCESS" and code == 0, (
+        f"run {status}, exit {code}: {[m for m in run_messages('kill') if 'runtime' in m or 'fail' in m.lower()][:5]}\n"
+        f"{cli_log[-3000:]}")
+    survivors = [log.read_text(errors="replace") for i, log in enumerate(cluster.workers.logs) if i != victim]
+    assert any(task_id in TASK_RECEIVED.findall(text) for text in survivors), (
+        f"the killed worker's task {task_id} was not delivered to a surviving worker")
+    _, steps = run_status("kill")
+    twice = sorted({step for step in steps if steps.count(step) > 1})
+    assert len(twice) == 1, (
+        f"steps started more than once: {twice} (one expected, the killed one; a step that outlasts the "
+        f"{VISIBILITY_TIMEOUT} s visibility timeout is delivered twice): {steps}")
+    whole_parquet_files(cluster.fs)
+    assert_identical(cluster.reference, s3_outputs(cluster.fs), "the run whose worker was killed")
+    leftovers = [k for k in cluster.fs.find(f"{BUCKET}/wh/") if k.rsplit("/", 1)[-1].startswith(".")]
+    print(f"\nscale-test celery [kill]: worker {victim} SIGKILLed running {twice[0]} (task {task_id}); "
+          f"{len(written)} Parquet object(s) on S3 then, every one whole; the step went back on the queue after the "
+          f"{VISIBILITY_TIMEOUT} s visibility timeout and ran again on the surviving worker (started twice in the "
+          f"run's events); the run ended SUCCESS on its own {seconds:.0f} s after the kill, byte-identical; "
+          f"{len(leftovers)} temporary object(s) left")
+
+
+def test_a_run_no_worker_takes_is_ended_by_the_daemons_run_monitoring(cluster):
+    """Last in the module: its step's message stays on the queue, and the
+    broker goes with the module's servers."""
+    cluster.workers.stop()  # no worker left to take a step
+    process = cli_run(cluster, "abandoned", **{"dagster/max_runtime": str(ABANDONED_RUN_MAX_RUNTIME)})
+    try:
+        status, seconds = wait_run_end(cluster, "abandoned", RUN_TIMEOUT)
+        messages = run_messages("abandoned")
+    finally:
+        # a run Dagster did not launch (the CLI ran it) is marked failed, but
+        # its process waits on: Dagster's launcher can only interrupt the
+        # processes it started
+        stop(process)
+    assert status == "FAILURE", f"run {status}: {messages[-5:]}"
+    timed_out = [m for m in messages if f"maximum runtime of {ABANDONED_RUN_MAX_RUNTIME} seconds" in m]
+    assert timed_out, f"the run did not end for its maximum runtime: {messages[-5:]}"
+    print(f"scale-test celery [no worker]: the daemon's run monitoring ended the run FAILURE {seconds:.0f} s after "
+          f"it was launched (dagster/max_runtime {ABANDONED_RUN_MAX_RUNTIME} s, polled every {MONITORING_POLL} s): "
+          f"{timed_out[0]!r}")

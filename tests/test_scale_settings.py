@@ -50,3 +50,55 @@ def test_the_executor_follows_duocthu_executor(monkeypatch):
         return
     monkeypatch.setenv(CELERY_BROKER_ENV, "redis://127.0.0.1:6379/0")
     assert build_definitions(warehouse_root="memory://settings").executor.name == "celery"
+
+
+def test_the_celery_workers_acknowledge_late_with_the_visibility_timeout_from_the_environment(monkeypatch):
+    from duocthu_assets.runtime.celery_worker import (
+        DEFAULT_VISIBILITY_TIMEOUT,
+        VISIBILITY_TIMEOUT_ENV,
+        CeleryWorkerSettings,
+    )
+
+    broker = "redis://127.0.0.1:6379/0"
+    settings = CeleryWorkerSettings.from_env({CELERY_BROKER_ENV: broker})
+    config = settings.as_celery_config()
+    assert config["broker_url"] == config["result_backend"] == broker
+    assert config["task_annotations"] == {"execute_plan": {"acks_late": True, "reject_on_worker_lost": True}}
+    assert config["worker_prefetch_multiplier"] == 1
+    assert config["broker_transport_options"]["visibility_timeout"] == DEFAULT_VISIBILITY_TIMEOUT
+    assert CeleryWorkerSettings.from_env({CELERY_BROKER_ENV: broker, VISIBILITY_TIMEOUT_ENV: " 120 "}).visibility_timeout == 120
+    for bad in ("2h", "0", "-5"):
+        with pytest.raises(ExecutorSettingError, match=f"{VISIBILITY_TIMEOUT_ENV} must be a whole number of seconds .* not '{bad}'"):
+            CeleryWorkerSettings.from_env({CELERY_BROKER_ENV: broker, VISIBILITY_TIMEOUT_ENV: bad})
+    with pytest.raises(ExecutorSettingError, match=f"a Celery worker needs {CELERY_BROKER_ENV}"):
+        CeleryWorkerSettings.from_env({VISIBILITY_TIMEOUT_ENV: "120"})
+
+
+@pytest.mark.skipif(importlib.util.find_spec("dagster_celery") is None, reason="dagster-celery not installed (the `scale` extra)")
+def test_dagster_celery_s_app_takes_the_worker_settings_from_scripts_celery(monkeypatch):
+    """What `celery -A dagster_celery.app worker` builds with
+    ``scripts/celery`` on its PYTHONPATH, as the README says to start it."""
+    import sys
+
+    from dagster_celery.config import TASK_EXECUTE_JOB_NAME, TASK_EXECUTE_PLAN_NAME
+    from dagster_celery.make_app import make_app
+    from dagster_celery.tasks import create_execute_job_task, create_task
+
+    from duocthu_assets.runtime.celery_worker import VISIBILITY_TIMEOUT_ENV
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts" / "celery"))
+    monkeypatch.delitem(sys.modules, "dagster_celery_config", raising=False)
+    monkeypatch.setenv(CELERY_BROKER_ENV, "redis://127.0.0.1:6399/0")
+    monkeypatch.setenv(VISIBILITY_TIMEOUT_ENV, "120")
+    try:
+        app = make_app()  # what dagster_celery.app does, with its tasks
+        step, run = create_task(app), create_execute_job_task(app)
+        conf = app.conf
+    finally:
+        sys.modules.pop("dagster_celery_config", None)
+    assert (step.name, run.name) == (TASK_EXECUTE_PLAN_NAME, TASK_EXECUTE_JOB_NAME)
+    assert step.acks_late and step.reject_on_worker_lost  # a step whose worker died stays on the broker
+    assert not run.acks_late  # a whole run is not delivered twice
+    assert conf.broker_url == "redis://127.0.0.1:6399/0"
+    assert conf.broker_transport_options["visibility_timeout"] == 120 and conf.worker_prefetch_multiplier == 1
+    assert conf.task_default_queue == "dagster"  # dagster-celery's own defaults still apply
