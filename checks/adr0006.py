@@ -413,7 +413,9 @@ def attachment_without_printed_page(rows: DocumentRows) -> RuleResult:
     printed = _printed_numbers(rows)
 
     def proven_unnumbered(page: Any) -> bool:
-        if profile == "formulary" or not rows.segments or not isinstance(page, int) or page in printed:
+        # without the parse's row, its page-number furniture is unknown; with
+        # it and no segment (a page that is one table), nothing was left unread
+        if profile == "formulary" or rows.parsed is None or not isinstance(page, int) or page in printed:
             return False
         return not numbered or page < numbered[0] or page > numbered[-1]
 

@@ -468,6 +468,23 @@ def test_a_generic_document_that_prints_no_page_numbers_cites_physical_pages():
     assert result.passed is True and "prints no page numbers" in result.message
 
 
+def test_10_a_one_page_document_that_is_one_table_cites_its_physical_page():
+    """No prose at all (camelot__medicine.pdf, font_04_vietnamese_table.pdf:
+    the page is its table): the parse saw the whole page and found no number
+    on it, so the physical page is the page a reader has. The same page with a
+    number the parse set aside as page-label furniture still blocks."""
+    blocks = [LiftedBlock("b01", BlockKind.TABLE, BlockShape.SIMPLE_TABLE, 1, None, (0, 0, 10, 10))]
+    doc = stored(build_document([], blocks))
+    assert doc.segments == [] and doc.parsed is not None
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is True and "prints no page numbers" in result.message, result.message
+    doc.parsed["furniture"] = [{"page_no": 1, "kind": "page_label", "text": "7", "bbox": [0, 780, 9, 790]}]
+    blocked = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert blocked.passed is False and blocked.pages == (1,)
+    assert "attachments without a printed page (physical pages 1: not proven to print no number;" \
+           " page 1 prints '7' as page-label furniture, not verified as its page number" in blocked.message
+
+
 def paper(block_page: int, label_furniture_on: tuple[int, ...] = ()) -> Doc:
     """A generic three-page paper whose first page prints no number (pages 2
     and 3 print 2 and 3), with one lifted formula on ``block_page``."""
