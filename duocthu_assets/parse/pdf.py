@@ -273,7 +273,7 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     rule_seconds = time.perf_counter() - started
     lifted = list(rule_blocks.blocks) if rule_blocks else []
     remaining = [f for f in body if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted)]
-    drawings = Drawings(content.graphics, rule_blocks.horizontal if rule_blocks else ())
+    drawings = Drawings(content.graphics, rule_blocks.horizontal, rule_blocks.vertical) if rule_blocks else Drawings(content.graphics)
     leaves = order_page(remaining, lifted, settings, body_size, drawings)
     block_fragments: dict[int, tuple[Fragment, ...]] = {}
     taken: set[int] = set()

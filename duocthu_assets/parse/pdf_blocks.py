@@ -36,7 +36,7 @@ from .pdf_candidates import BlockCandidate, Drawings, cover_fragments, cover_rul
 from .pdf_figures import is_figure
 from .pdf_formulas import bar_fragments, find_fractions
 from .pdf_geometry import center, contains_point, union
-from .pdf_grids import Grid, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
+from .pdf_grids import Grid, bridge_rule_gaps, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
 from .pdf_page import Fragment, Rule
 from .pdf_display_math import find_display_math, may_hold_math
 from .pdf_extent import grow_down
@@ -66,6 +66,7 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
         return RuleBlocks((), (), (), (), tuple(sorted(found, key=lambda b: (b.bbox[1], b.bbox[0]))))
     tol = settings.snap_tolerance
     horizontal, vertical = merge_rules(rules, tol)
+    vertical = bridge_rule_gaps(horizontal, vertical, tol)
     grids, loose = rules_to_grids(horizontal, vertical, tol)
     blocks = find_grid_tables(grids, fragments, settings, body_size, graphics)
     blocks = [_grown(b, fragments, blocks) for b in blocks]

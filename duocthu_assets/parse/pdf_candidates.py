@@ -28,6 +28,7 @@ class Drawings:
 
     graphics: tuple[BBox, ...] = ()  # paths with curves or slanted lines
     horizontal: tuple[Rule, ...] = ()  # merged horizontal rules
+    vertical: tuple[Rule, ...] = ()  # merged vertical rules and box edges (column separators for the reading order)
 
 
 

@@ -17,12 +17,13 @@ word would have fitted.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 from dataclasses import dataclass
 
 from ..model import BlockKind
-from .pdf_blocks import BlockCandidate, Drawings, find_whitespace_tables, join_stacked
+from .pdf_blocks import BlockCandidate, Drawings, find_whitespace_tables, inside_box, join_stacked
 from .pdf_geometry import BBox, center, contains_point, free_intervals, union
 from .pdf_page import Fragment, is_rtl
 from .pdf_settings import PdfSettings
@@ -158,6 +159,11 @@ SIDE_HEADING_MIN_LINES = 2
 BASELINE_TOL = 1.5  # points: lines this close share a baseline (a table's row)
 
 
+def _level_with(frags: list[Fragment], others: list[Fragment]) -> int:
+    """How many of ``frags`` share a baseline with a line of ``others``."""
+    return sum(1 for f in frags if any(abs(f.bbox[3] - p.bbox[3]) <= BASELINE_TOL for p in others))
+
+
 def side_headings(frags: list[Fragment], prose: list[Fragment]) -> bool:
     """A column of short bold side headings beside running text (the
     highlights of a cover page: ``Implement roles and`` / ``separation of
@@ -168,8 +174,55 @@ def side_headings(frags: list[Fragment], prose: list[Fragment]) -> bool:
     baselines, and is not this). Pure."""
     if len(frags) < SIDE_HEADING_MIN_LINES or not all(f.bold and len(f.words) <= SIDE_HEADING_MAX_WORDS for f in frags):
         return False
-    level = sum(1 for f in frags if any(abs(f.bbox[3] - p.bbox[3]) <= BASELINE_TOL for p in prose))
-    return level * 3 < len(frags)
+    return _level_with(frags, prose) * 3 < len(frags)
+
+
+# --- drawn column separators ----------------------------------------------------------
+
+SEPARATOR_REACH = 3.0  # points: a drawn separator ending this close to a line's top or bottom still spans it
+RUNNING_MIN_LINES = 3  # lines of running text that one side of a drawn separator must hold
+
+
+def ruled_columns(left: list[Fragment], right: list[Fragment], min_words: float) -> bool:
+    """The lines on the two sides of a drawn vertical line are columns of
+    their own: both sides hold text, one of them running text (at least
+    :data:`RUNNING_MIN_LINES` lines of ``min_words`` words), and the lines
+    of the side with fewer keep off the other's baselines (fewer than half
+    level with one: two columns set at their own line pitches meet by
+    chance, about one line in four; the cells of a table's columns share
+    their rows' baselines, so a table is never cut). Pure."""
+    if not left or not right:
+        return False
+    if not any(sum(1 for f in side if len(f.words) >= min_words) >= RUNNING_MIN_LINES for side in (left, right)):
+        return False
+    fewer, more = (left, right) if len(left) <= len(right) else (right, left)
+    return _level_with(fewer, more) * 2 < len(fewer)
+
+
+def ruled_cut(items: list[Item], vertical, min_words: float) -> tuple[list[Item], list[Item], list[Item], list[Item]] | None:
+    """The first drawn vertical line (a rule, or the edge of a filled or
+    stroked box: redp5110's red sidebar) that divides the items beside it
+    into two columns (:func:`ruled_columns`): (items above its band, left
+    column, right column, items below), or None. Its band is the items
+    lying wholly within its height; no item of the band may cross it, and
+    every other item must lie wholly above or below the band (the cut is a
+    horizontal cut at the band's edges, then a vertical one). Pure."""
+    for r in vertical:
+        band = [i for i in items if i.bbox[1] >= r.y0 - SEPARATOR_REACH and i.bbox[3] <= r.y1 + SEPARATOR_REACH]
+        left = [i for i in band if i.bbox[2] <= r.pos + 0.5]
+        right = [i for i in band if i.bbox[0] >= r.pos - 0.5]
+        if not left or not right or len(left) + len(right) != len(band):
+            continue
+        top = min(i.bbox[1] for i in band)
+        bottom = max(i.bbox[3] for i in band)
+        rest = [i for i in items if not (i.bbox[1] >= r.y0 - SEPARATOR_REACH and i.bbox[3] <= r.y1 + SEPARATOR_REACH)]
+        above = [i for i in rest if i.bbox[3] <= top]
+        below = [i for i in rest if i.bbox[1] >= bottom]
+        if len(above) + len(below) != len(rest):
+            continue
+        if ruled_columns([i.fragment for i in left if i.fragment is not None], [i.fragment for i in right if i.fragment is not None], min_words):
+            return above, left, right, below
+    return None
 
 
 def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tuple[float, float] | None:
@@ -242,6 +295,9 @@ def order_page(fragments: list[Fragment], blocks: list[BlockCandidate], settings
     items = [Item(f.bbox, fragment=f) for f in fragments] + [Item(b.bbox, block=b) for b in blocks]
     if not items:
         return []
+    if drawings.vertical:  # a lifted table's own rules divide nothing left on the page
+        loose = tuple(r for r in drawings.vertical if not any(inside_box(r.bbox, b.bbox) for b in blocks))
+        drawings = dataclasses.replace(drawings, vertical=loose)
     return _order(items, settings, body_size, 0, drawings)
 
 
@@ -266,6 +322,11 @@ def _columns_in_reading_order(left: list[Item], right: list[Item]) -> tuple[list
 def _order(items: list[Item], settings: PdfSettings, body_size: float, depth: int, drawings: Drawings) -> list[Leaf]:
     if depth > 40 or len(items) < 2:
         return [column_leaf(items, settings, body_size, drawings)]
+    cut = ruled_cut(items, drawings.vertical, settings.column_min_words) if drawings.vertical else None
+    if cut is not None:
+        above, left, right, below = cut
+        first, second = _columns_in_reading_order(left, right)
+        return [leaf for part in (above, first, second, below) if part for leaf in _order(part, settings, body_size, depth + 1, drawings)]
     groups = group_slabs(horizontal_slabs(items), settings)
     if len(groups) == 1:
         group, gutter = groups[0]

@@ -26,7 +26,8 @@ import statistics
 from dataclasses import dataclass
 
 from .pdf_geometry import BBox, center, contains_point, union
-from .pdf_page import Fragment
+from .pdf_grids import merge_rules
+from .pdf_page import Fragment, Rule
 from .pdf_table_scoring import text_rows
 
 ANCHOR_TOL = 2.5  # points: a cell edge this close to a column edge lines up with it
@@ -162,19 +163,39 @@ def _long(f: Fragment) -> bool:
     return sum(1 for w in f.words if sum(c.isalpha() for c in w.text) >= 2) >= PROSE_MIN_WORDS
 
 
-def prose_lines_in(block: BBox, fragments: list[Fragment]) -> list[Fragment]:
+CELL_RULE_TOL = 2.0  # points: a rule ending this close to a line's edge still runs past it
+
+
+def in_ruled_cell(line: BBox, horizontal: list[Rule], vertical: list[Rule]) -> bool:
+    """The line lies in a cell a table draws: a horizontal rule over it and
+    one under it, each running its whole width, and a column rule beside it
+    running its whole height (dpr's Table 7, passages in the cells of a
+    ruled grid). A paragraph taken in under a table's last rule, or two
+    columns of prose with no rule beside them, lie in no such cell. Pure."""
+    x0, y0, x1, y1 = line
+    tol = CELL_RULE_TOL
+    across = [r for r in horizontal if r.x0 <= x0 + tol and r.x1 >= x1 - tol]
+    beside = any(r.y0 <= y0 + tol and r.y1 >= y1 - tol and (r.pos <= x0 + tol or r.pos >= x1 - tol) for r in vertical)
+    return beside and any(r.pos <= y0 + tol for r in across) and any(r.pos >= y1 - tol for r in across)
+
+
+def prose_lines_in(block: BBox, fragments: list[Fragment], rules: list[Rule] = ()) -> list[Fragment]:
     """Fragments inside ``block`` that are lines of running text: a long run
     of words alone on its row (a table's long cell has short cells beside
     it), or beside another long run (two columns of prose side by side). A
-    first row of one line centred over the table is its title row."""
+    first row of one line centred over the table is its title row; a line
+    in a cell drawn by the block's ``rules`` (:func:`in_ruled_cell`) is a
+    long cell, not prose."""
     inside = [f for f in fragments if contains_point(block, *center(f.bbox), pad=1.0)]
+    own = [r for r in rules if contains_point(block, *r.bbox[:2], pad=2.0) and contains_point(block, *r.bbox[2:], pad=2.0)]
+    horizontal, vertical = merge_rules(own, CELL_RULE_TOL) if own else ([], [])
     out: list[Fragment] = []
     for k, row in enumerate(text_rows(inside)):
         if k == 0 and len(row) == 1 and abs(center(row[0].bbox)[0] - (block[0] + block[2]) / 2) <= 0.1 * (block[2] - block[0]):
             continue  # one line centred over the table: its spanning title row
         long = [f for f in row if _long(f)]
         if long and (len(row) == 1 or len(long) >= 2):
-            out += long
+            out += [f for f in long if not in_ruled_cell(f.bbox, horizontal, vertical)]
     return out
 
 
@@ -213,7 +234,7 @@ def inspect_tables(data: bytes, tables: list[tuple[int, BBox]], blocks: list[tup
             extra = [b for b in others.get(page_no, []) if b not in boxes]
             leaks += leaked_rows(page_no, frags, boxes, extra)
             for box in boxes:
-                prose += [(page_no, f.text) for f in prose_lines_in(box, frags)]
+                prose += [(page_no, f.text) for f in prose_lines_in(box, frags, list(content.rules))]
     finally:
         doc.close()
     return Inspection(tuple(leaks), tuple(prose))
