@@ -458,3 +458,51 @@ def code_listings_in(data: bytes, page_nos: list[int], window: list[str]) -> lis
     """The pages among ``page_nos`` of the PDF ``data`` where ``window`` is
     part of a code listing (:func:`code_listing`)."""
     return pages_where(data, page_nos, lambda page: code_listing(monospaced_lines(page), window))
+
+
+# --- scripts MuPDF set on lines of their own and the reader left apart --------------
+
+
+def reading_lines(page_dict: dict) -> tuple[list[dict | None], tuple[int, int]]:
+    """A page dict's lines in the order the page reader numbers them, each
+    running in the page's reading direction with no slant (None for the
+    others), and that direction."""
+    from .pdf_page import reading_direction
+
+    direction = reading_direction(page_dict)
+    lines: list[dict | None] = []
+    for block in page_dict["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        for line in block["lines"]:
+            dx, dy = line.get("dir", (1, 0))
+            flat = (dx == 0 or dy == 0) and (round(dx), round(dy)) == direction
+            lines.append(line if flat else None)
+    return lines, direction
+
+
+def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
+    """``(page_no, text, bbox)`` of each script MuPDF set on a line of its
+    own on the pages ``page_nos`` of the PDF ``data`` that the page reader
+    could not give back to its line (:func:`.pdf_scripts.unattached_script_lines`),
+    its box in the parser's coordinates (the page turned to read)."""
+    from .pdf_engine import open_pdf
+    from .pdf_page import TEXT_FLAGS, _transform, reading_matrix, unrotated_size
+    from .pdf_scripts import unattached_script_lines
+
+    found: list[tuple[int, str, BBox]] = []
+    doc = open_pdf(data)
+    try:
+        for page_no in sorted(set(page_nos)):
+            if not 1 <= page_no <= doc.page_count:
+                continue
+            page = doc[page_no - 1]
+            page_dict = page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
+            lines, direction = reading_lines(page_dict)
+            loose = unattached_script_lines(lines, direction)
+            if loose:
+                matrix = reading_matrix(page_dict, *unrotated_size(page))
+                found += [(page_no, s.text, _transform(s.bbox, matrix)) for s in loose]
+    finally:
+        doc.close()
+    return found
