@@ -27,7 +27,8 @@ sys.path.insert(0, str(REPO))
 from duocthu_assets.model import Format  # noqa: E402
 from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
 from duocthu_assets.parse.pdf_engine import open_pdf  # noqa: E402
-from duocthu_assets.parse.pdf_page import TEXT_FLAGS, reading_direction  # noqa: E402
+from duocthu_assets.parse.pdf_leaks import reading_lines  # noqa: E402
+from duocthu_assets.parse.pdf_page import TEXT_FLAGS  # noqa: E402
 from duocthu_assets.parse.pdf_scripts import attach_script_lines, line_geometry, unattached_script_lines  # noqa: E402
 from duocthu_assets.settings import Settings  # noqa: E402
 
@@ -67,19 +68,10 @@ def probe_script_lines(lines: list[dict | None], direction: tuple[int, int]) -> 
 
 
 def page_lines(page):
-    """The page's MuPDF lines running in its reading direction (None for the others), that direction, and their text."""
-    d = page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
-    direction = reading_direction(d)
-    lines, texts, boxes = [], [], []
-    for block in d["blocks"]:
-        if block.get("type", 0) != 0:
-            continue
-        for line in block["lines"]:
-            dx, dy = line.get("dir", (1, 0))
-            flat = (round(dx), round(dy)) == direction and (abs(dx) < 1e-6 or abs(dy) < 1e-6)
-            lines.append(line if flat else None)
-            texts.append("".join(s["text"] for s in line["spans"]))
-            boxes.append(tuple(line["bbox"]))
+    """The page's MuPDF lines running in its reading direction (None for the others), that direction, and their text and box."""
+    lines, direction = reading_lines(page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False))
+    texts = ["".join(s["text"] for s in line["spans"]) if line else "" for line in lines]
+    boxes = [tuple(line["bbox"]) if line else None for line in lines]
     return lines, direction, texts, boxes
 
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from .pdf_engine import pymupdf
 from .pdf_geometry import BBox
-from .pdf_scripts import SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, body_size, join_parts
+from .pdf_scripts import SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
 
 TEXT_FLAGS = (
@@ -258,17 +258,17 @@ def script_marks(line: dict, host: tuple[float, float] | None = None) -> list[st
             return None
         weights: dict[float, int] = {}
         for sp in spans:
-            n = len(sp["text"].strip())
+            n = readable(sp["text"])
             if n:
                 key = round(sp["size"], 1)
                 weights[key] = weights.get(key, 0) + n
         if len(weights) < 2:
             return None  # one size: no script
         size = body_size(weights)
-        base = [sp for sp in spans if sp["text"].strip() and sp["size"] >= SCRIPT_MAX_SIZE_FRAC * size]
+        base = [sp for sp in spans if readable(sp["text"]) and sp["size"] >= SCRIPT_MAX_SIZE_FRAC * size]
         if not base:
             return None
-        baseline = level(max(base, key=lambda sp: len(sp["text"].strip())))
+        baseline = baseline_of([(level(sp), readable(sp["text"])) for sp in base])
     shift = SCRIPT_MIN_SHIFT_EM * size
     marks: list[str] = []
     found = False

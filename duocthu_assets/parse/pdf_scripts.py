@@ -89,6 +89,14 @@ def level(direction: tuple[int, int], origin) -> float:
     return origin[0] * dy - origin[1] * dx
 
 
+def readable(text: str) -> int:
+    """How many characters of ``text`` say where a line's text sits: not
+    blanks, and not glyphs without a Unicode mapping or of a private-use
+    range (a big bracket or radical piece of a math extension font, whose
+    origin is not on the line's baseline)."""
+    return sum(1 for c in text if not c.isspace() and c != "\ufffd" and not 0xE000 <= ord(c) <= 0xF8FF and ord(c) < 0xF0000)
+
+
 BODY_MIN_SHARE = 0.2  # the largest size holding this share of a line's characters is its text's (``H^{dis}``: 1 of 4)
 
 
@@ -104,25 +112,38 @@ def body_size(weights: dict[float, int]) -> float:
     return max(weights, key=lambda k: (weights[k], k))
 
 
+def baseline_of(spans: list[tuple[float, int]]) -> float:
+    """The level most of a line's text characters sit on, from its text
+    spans' ``(level, characters)`` (a span's origin is its first
+    character's: a span opening with the blank after a subscript reports
+    the subscript's baseline)."""
+    weights: dict[float, int] = {}
+    for lvl, n in spans:
+        key = round(lvl, 1)
+        weights[key] = weights.get(key, 0) + n
+    return max(weights, key=lambda k: weights[k])
+
+
 def line_geometry(line: dict, direction: tuple[int, int]) -> LineGeometry | None:
     """Where a MuPDF line runs in the reading frame of ``direction``, its
     body size and baseline; None for a line of blanks."""
     spans: list[Span] = []
     weights: dict[float, int] = {}
     for sp in line["spans"]:
-        n = len(sp["text"].strip())
-        if not n:
+        if not sp["text"].strip():
             continue
+        n = readable(sp["text"])
         lo, hi = _along(direction, sp["bbox"])
         spans.append(Span(lo, hi, level(direction, sp["origin"]), float(sp["size"]), n))
-        key = round(sp["size"], 1)
-        weights[key] = weights.get(key, 0) + n
+        if n:
+            key = round(sp["size"], 1)
+            weights[key] = weights.get(key, 0) + n
     if not spans:
         return None
     rtl = len(spans) >= 2 and spans[0].lo > spans[-1].lo
-    size = body_size(weights)
-    body = [s for s in spans if s.size >= SCRIPT_MAX_SIZE_FRAC * size] or spans
-    baseline = max(body, key=lambda s: s.chars).level
+    size = body_size(weights) if weights else max(s.size for s in spans)
+    body = [s for s in spans if s.size >= SCRIPT_MAX_SIZE_FRAC * size and s.chars] or spans
+    baseline = baseline_of([(s.level, s.chars) for s in body])
     ordered = tuple(sorted(spans, key=lambda s: s.lo))
     texts = sorted((_along(direction, sp["bbox"])[0], sp["text"].strip(), float(sp["size"])) for sp in line["spans"] if sp["text"].strip())
     base = next((t[-1] for _, t, z in reversed(texts) if z > SCRIPT_MAX_SIZE_FRAC * size), "")
