@@ -40,6 +40,7 @@ Pure: MuPDF line dicts in, indices out; no page, no document.
 from __future__ import annotations
 
 import bisect
+import re
 from typing import NamedTuple
 
 SCRIPT_MAX_SIZE_FRAC = 0.9  # a script is set at most this size of its line's text ...
@@ -58,7 +59,8 @@ class Span(NamedTuple):
     hi: float  # where it ends
     level: float  # its baseline, up the page's "up"
     size: float
-    chars: int
+    chars: int  # readable characters (:func:`readable`)
+    text: str
 
 
 class LineGeometry(NamedTuple):
@@ -68,7 +70,11 @@ class LineGeometry(NamedTuple):
     baseline: float  # the level of its longest span of about that size
     spans: tuple[Span, ...]  # non-blank, in reading order
     rtl: bool  # its spans run against the reading direction (Arabic, Hebrew)
-    base: str = ""  # its last character set in its text's size: what a script after it would belong to
+
+    @property
+    def base(self) -> str:
+        """Its last character set in its text's size: what a script after it would belong to."""
+        return next((s.text[-1] for s in reversed(self.spans) if s.size > SCRIPT_MAX_SIZE_FRAC * self.size), "")
 
 
 class Attachment(NamedTuple):
@@ -89,12 +95,18 @@ def level(direction: tuple[int, int], origin) -> float:
     return origin[0] * dy - origin[1] * dx
 
 
+_UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
+
+
 def readable(text: str) -> int:
     """How many characters of ``text`` say where a line's text sits: not
     blanks, and not glyphs without a Unicode mapping or of a private-use
     range (a big bracket or radical piece of a math extension font, whose
     origin is not on the line's baseline)."""
-    return sum(1 for c in text if not c.isspace() and c != "\ufffd" and not 0xE000 <= ord(c) <= 0xF8FF and ord(c) < 0xF0000)
+    if text.isascii():
+        return len(text) - text.count(" ") - text.count("\t")
+    kept = "".join(text.split())
+    return len(kept) - len(_UNMAPPED.findall(kept))
 
 
 BODY_MIN_SHARE = 0.2  # the largest size holding this share of a line's characters is its text's (``H^{dis}``: 1 of 4)
@@ -130,11 +142,12 @@ def line_geometry(line: dict, direction: tuple[int, int]) -> LineGeometry | None
     spans: list[Span] = []
     weights: dict[float, int] = {}
     for sp in line["spans"]:
-        if not sp["text"].strip():
+        text = sp["text"].strip()
+        if not text:
             continue
-        n = readable(sp["text"])
+        n = readable(text)
         lo, hi = _along(direction, sp["bbox"])
-        spans.append(Span(lo, hi, level(direction, sp["origin"]), float(sp["size"]), n))
+        spans.append(Span(lo, hi, level(direction, sp["origin"]), float(sp["size"]), n, text))
         if n:
             key = round(sp["size"], 1)
             weights[key] = weights.get(key, 0) + n
@@ -145,9 +158,7 @@ def line_geometry(line: dict, direction: tuple[int, int]) -> LineGeometry | None
     body = [s for s in spans if s.size >= SCRIPT_MAX_SIZE_FRAC * size and s.chars] or spans
     baseline = baseline_of([(s.level, s.chars) for s in body])
     ordered = tuple(sorted(spans, key=lambda s: s.lo))
-    texts = sorted((_along(direction, sp["bbox"])[0], sp["text"].strip(), float(sp["size"])) for sp in line["spans"] if sp["text"].strip())
-    base = next((t[-1] for _, t, z in reversed(texts) if z > SCRIPT_MAX_SIZE_FRAC * size), "")
-    return LineGeometry(ordered[0].lo, max(s.hi for s in ordered), size, baseline, ordered, rtl, base)
+    return LineGeometry(ordered[0].lo, max(s.hi for s in ordered), size, baseline, ordered, rtl)
 
 
 def _script_of(span: Span, baseline: float, size: float) -> bool:
@@ -213,25 +224,62 @@ def host_of(line: LineGeometry, hosts: list[tuple[int, LineGeometry]]) -> tuple[
     return None if best is None else (best[1], best[2])
 
 
+def _may_pair(lines: list[dict | None], direction: tuple[int, int]) -> tuple[set[int], set[int]]:
+    """A cheap first pass: the lines that may be script lines (a line within
+    a script's reach of their first span's baseline is set large enough
+    for that span to be its script) and the lines they may belong to."""
+    quick: list[tuple[float, float, float, int]] = []  # first span's level and size, largest size, line
+    for k, line in enumerate(lines):
+        if line is None:
+            continue
+        first = None
+        top = 0.0
+        for sp in line["spans"]:
+            if sp["text"].strip():
+                if first is None:
+                    first = sp
+                top = max(top, sp["size"])
+        if first is not None:
+            quick.append((level(direction, first["origin"]), float(first["size"]), top, k))
+    if len(quick) < 2:
+        return set(), set()
+    quick.sort()
+    levels = [q[0] for q in quick]
+    reach = max(q[2] for q in quick) * (max(SCRIPT_MAX_RAISE_EM, SCRIPT_MAX_DROP_EM) + SCRIPT_MAX_SIZE_FRAC)  # baselines vs first spans
+    scripts: set[int] = set()
+    hosts: set[int] = set()
+    for lvl, size, _top, k in quick:
+        bigger = [
+            q[3]
+            for q in quick[bisect.bisect_left(levels, lvl - reach) : bisect.bisect_right(levels, lvl + reach)]
+            if q[3] != k and size <= SCRIPT_MAX_SIZE_FRAC * q[2]
+        ]
+        if bigger:
+            scripts.add(k)
+            hosts.update(bigger)
+    return scripts, hosts
+
+
 def attach_script_lines(lines: list[dict | None], direction: tuple[int, int]) -> dict[int, Attachment]:
     """The script lines among a page's MuPDF ``lines`` (None for one that
     runs another way, read apart), each with the line it belongs to: the
     host of its host when that one is a script line too (a chain along one
     text line), never a line that is itself attached."""
+    scripts, hosts = _may_pair(lines, direction)
+    if not scripts:
+        return {}
     geometry: list[tuple[int, LineGeometry]] = []
-    for k, line in enumerate(lines):
-        if line is None:
-            continue
-        g = line_geometry(line, direction)
+    for k in sorted(scripts | hosts):
+        g = line_geometry(lines[k], direction)
         if g is not None:
             geometry.append((k, g))
-    if len(geometry) < 2:
-        return {}
     by_level = sorted(geometry, key=lambda kg: kg[1].baseline)
     levels = [g.baseline for _, g in by_level]
     reach = max(g.size for _, g in geometry) * max(SCRIPT_MAX_RAISE_EM, SCRIPT_MAX_DROP_EM)
     direct: dict[int, tuple[int, bool]] = {}
     for k, g in geometry:
+        if k not in scripts:
+            continue
         first = g.spans[0].level
         near = by_level[bisect.bisect_left(levels, first - reach) : bisect.bisect_right(levels, first + reach)]
         found = host_of(g, near)
