@@ -227,3 +227,20 @@ def test_a_script_left_apart_in_prose_fails_leak_02_with_its_page_and_text():
     # a script inside a lifted block is the block's
     block = {"page_no": 1, "bbox": (60, 80, 400, 120), "kind": "formula"}
     assert flattened_math_in_prose(DocumentRows("d", raw={"format": "pdf"}, chunks=[dict(chunk, text="prose")], blocks=[block], source=data)).passed
+
+
+def test_a_script_the_reader_found_but_left_apart_is_loud_too(monkeypatch):
+    """When MuPDF cuts a script line's words otherwise than its characters,
+    the page reader leaves it apart (unmarked): the leak scan compares the
+    reader's ``script_hosts`` with the pure finder and names it."""
+    import dataclasses
+
+    from duocthu_assets.parse import pdf_page
+    from duocthu_assets.parse.pdf_leaks import loose_scripts_in
+
+    data = _script_lines_pdf()
+    assert loose_scripts_in(data, [1]) == []  # the reader attaches them all
+    real = pdf_page.read_page
+    monkeypatch.setattr(pdf_page, "read_page", lambda page, settings: dataclasses.replace(real(page, settings), script_hosts={}))
+    found = sorted(text for _, text, _ in loose_scripts_in(data, [1]))
+    assert found == ["12", "3", "i for every side x."]

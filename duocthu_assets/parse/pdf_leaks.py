@@ -485,10 +485,14 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     """``(page_no, text, bbox)`` of each script MuPDF set on a line of its
     own on the pages ``page_nos`` of the PDF ``data`` that the page reader
     could not give back to its line (:func:`.pdf_scripts.unattached_script_lines`),
-    its box in the parser's coordinates (the page turned to read)."""
+    or that it found but then left apart (MuPDF cut the line's words
+    otherwise than its characters: the page reader's ``script_hosts`` lack
+    it), its box in the parser's coordinates (the page turned to read)."""
+    from . import pdf_page
     from .pdf_engine import open_pdf
     from .pdf_page import TEXT_FLAGS, _transform, reading_matrix, unrotated_size
-    from .pdf_scripts import unattached_script_lines
+    from .pdf_scripts import LooseScript, attach_script_lines, unattached_script_lines
+    from .pdf_settings import resolve_pdf_settings
 
     found: list[tuple[int, str, BBox]] = []
     doc = open_pdf(data)
@@ -499,7 +503,15 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
             page = doc[page_no - 1]
             page_dict = page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
             lines, direction = reading_lines(page_dict)
-            loose = unattached_script_lines(lines, direction)
+            attached = attach_script_lines(lines, direction)
+            loose = unattached_script_lines(lines, direction, attached)
+            if attached:  # only pages with a script set apart are read again
+                kept = pdf_page.read_page(page, resolve_pdf_settings(None)).script_hosts
+                loose += [
+                    LooseScript(k, a.host, "".join(sp["text"] for sp in lines[k]["spans"]).strip(), tuple(lines[k]["bbox"]))
+                    for k, a in attached.items()
+                    if k not in kept
+                ]
             if loose:
                 matrix = reading_matrix(page_dict, *unrotated_size(page))
                 found += [(page_no, s.text, _transform(s.bbox, matrix)) for s in loose]
