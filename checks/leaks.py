@@ -16,11 +16,15 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   read as printed are not math prose and pass, named in the message, and so
   does a code listing set in a fixed-pitch face (symbol runs such as
   ``|| '-' ||`` on lines of a monospace font: code is not flattened math).
+  A superscript or subscript that MuPDF set on a line of its own and the
+  page reader could not give back to its line (so it reads ``x 3``, never
+  ``x^3``) fails it too, named with its page and text, when it lies in a
+  prose chunk (:func:`duocthu_assets.parse.pdf_leaks.loose_scripts_in`).
 """
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables
+from duocthu_assets.parse.pdf_leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables, loose_scripts_in
 
 from .adr0006 import normalize_for_leaks
 from .rules import DocumentRows, Row, Rule, RuleResult
@@ -86,6 +90,32 @@ def _shown(chunks: list[Row]) -> str:
     return "; ".join(f"{_page_span(_pages(c))} {c['chunk_id']}: {' '.join(flattened_window(c['text']) or [])}" for c in chunks)
 
 
+def _is_pdf(rows: DocumentRows) -> bool:
+    fmt = (rows.raw or {}).get("format")
+    return fmt == "pdf" if fmt else bool(rows.source) and b"%PDF" in rows.source[:1024]
+
+
+def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
+    """``(chunk, page, script)`` for each script MuPDF set on a line of its
+    own that the page reader left apart, inside a prose chunk's region on
+    its page and outside every lifted block."""
+    chunks = _prose_chunks(rows)
+    if not chunks or not rows.source or not _is_pdf(rows):
+        return []
+    pages = sorted({p for c in chunks for p in _pages(c)})
+    blocks = [(b["page_no"], tuple(b["bbox"])) for b in rows.blocks if b.get("bbox") is not None]
+    out = []
+    for page, text, bbox in loose_scripts_in(rows.source, pages):
+        if any(p == page and _overlaps(b, bbox) for p, b in blocks):
+            continue
+        for chunk in chunks:
+            regions = chunk.get("regions") or []
+            if any(r["page_no"] == page and r.get("bbox") is not None and _overlaps(r["bbox"], bbox) for r in regions):
+                out.append((chunk, page, text))
+                break
+    return out
+
+
 def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
     """No prose chunk is dominated by the fragments of a flattened formula
     or of an unreadable text layer. A run that is a figure's labels (lines
@@ -105,6 +135,8 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
             elif code_listings_in(rows.source, _pages(chunk), window):
                 listings.append(chunk)
         bad = [(c, why) for c, why in bad if c not in labels and c not in listings]
+        for chunk, page, text in unmarked_scripts(rows):
+            bad.append((chunk, f"p{page}: a script set on a line of its own, unmarked: {text!r}"))
     result = RuleResult.from_offenders(
         (c["chunk_id"] for c, _ in bad),
         "prose chunks holding flattened math or an unreadable text layer",

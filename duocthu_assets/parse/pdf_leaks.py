@@ -479,3 +479,63 @@ def code_listings_in(data: bytes, page_nos: list[int], window: list[str]) -> lis
     """The pages among ``page_nos`` of the PDF ``data`` where ``window`` is
     part of a code listing (:func:`code_listing`)."""
     return pages_where(data, page_nos, lambda page: code_listing(monospaced_lines(page), window))
+
+
+# --- scripts MuPDF set on lines of their own and the reader left apart --------------
+
+
+def reading_lines(page_dict: dict) -> tuple[list[dict | None], tuple[int, int]]:
+    """A page dict's lines in the order the page reader numbers them, each
+    running in the page's reading direction with no slant (None for the
+    others), and that direction."""
+    from .pdf_page import reading_direction
+
+    direction = reading_direction(page_dict)
+    lines: list[dict | None] = []
+    for block in page_dict["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        for line in block["lines"]:
+            dx, dy = line.get("dir", (1, 0))
+            flat = (dx == 0 or dy == 0) and (round(dx), round(dy)) == direction
+            lines.append(line if flat else None)
+    return lines, direction
+
+
+def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
+    """``(page_no, text, bbox)`` of each script MuPDF set on a line of its
+    own on the pages ``page_nos`` of the PDF ``data`` that the page reader
+    could not give back to its line (:func:`.pdf_scripts.unattached_script_lines`),
+    or that it found but then left apart (MuPDF cut the line's words
+    otherwise than its characters: the page reader's ``script_hosts`` lack
+    it), its box in the parser's coordinates (the page turned to read)."""
+    from . import pdf_page
+    from .pdf_engine import open_pdf
+    from .pdf_page import TEXT_FLAGS, _transform, reading_matrix, unrotated_size
+    from .pdf_scripts import LooseScript, attach_script_lines, unattached_script_lines
+    from .pdf_settings import resolve_pdf_settings
+
+    found: list[tuple[int, str, BBox]] = []
+    doc = open_pdf(data)
+    try:
+        for page_no in sorted(set(page_nos)):
+            if not 1 <= page_no <= doc.page_count:
+                continue
+            page = doc[page_no - 1]
+            page_dict = page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
+            lines, direction = reading_lines(page_dict)
+            attached = attach_script_lines(lines, direction)
+            loose = unattached_script_lines(lines, direction, attached)
+            if attached:  # only pages with a script set apart are read again
+                kept = pdf_page.read_page(page, resolve_pdf_settings(None)).script_hosts
+                loose += [
+                    LooseScript(k, a.host, "".join(sp["text"] for sp in lines[k]["spans"]).strip(), tuple(lines[k]["bbox"]))
+                    for k, a in attached.items()
+                    if k not in kept
+                ]
+            if loose:
+                matrix = reading_matrix(page_dict, *unrotated_size(page))
+                found += [(page_no, s.text, _transform(s.bbox, matrix)) for s in loose]
+    finally:
+        doc.close()
+    return found

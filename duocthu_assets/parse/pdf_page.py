@@ -16,11 +16,12 @@ from __future__ import annotations
 import bisect
 import re
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .pdf_engine import pymupdf
 from .pdf_geometry import BBox
+from .pdf_scripts import SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
 
 TEXT_FLAGS = (
@@ -46,8 +47,8 @@ MAX_MARGIN_LINES = 4  # ... up to this many of them (more is a sideways table)
 # written ``x^3`` / ``x_i`` (``10^{−3}``, ``x_{ij}`` for a run of more than one
 # character), never glued to its base (``x3``). The marks are not characters
 # of the text layer: the character accounting counts ``Word.source``.
-SCRIPT_MAX_SIZE_FRAC = 0.9  # a script is set at most this size of the line's text ...
-SCRIPT_MIN_SHIFT_EM = 0.12  # ... and its baseline at least this far (in ems of the text) above or below
+# A script MuPDF sets on a line of its own is given back to its line first
+# (:mod:`duocthu_assets.parse.pdf_scripts`).
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demibold", ",b")
 _ITALIC_NAMES = ("italic", "oblique", ",i")
 
@@ -65,6 +66,7 @@ class Word(NamedTuple):
     line_id: int  # the MuPDF line it came from, unique on its page
     rotated: bool = False  # its line runs across the page's reading direction (a vertical margin stamp)
     plain: str = ""  # the word as the text layer spells it, when ``text`` carries script marks (``x^3``)
+    marks: str = ""  # with ``plain``: each of its characters' mark, ``^``, ``_`` or a blank (none)
 
     @property
     def source(self) -> str:
@@ -82,6 +84,7 @@ class Fragment(NamedTuple):
     text: str = ""
     size: float = 0.0  # the size most of its characters are set in
     bold: bool = False  # at least 80% of its characters bold
+    joined: tuple["Word", ...] = ()  # the page's words it was made of, when scripts were joined to its line (its words are new)
 
     @property
     def height(self) -> float:
@@ -155,6 +158,8 @@ class PageContent:
     # prose), read in its own frame: its words are not in ``words``
     sideways: "PageContent | None" = None
     sideways_matrix: object = None  # the quarter turn from the page to that frame
+    # script lines MuPDF set apart from their text line → that line (pdf_scripts), joined in prose
+    script_hosts: dict[int, int] = field(default_factory=dict)
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -229,35 +234,41 @@ def turn_matrix(direction: tuple[int, int], width: float, height: float):
     return pymupdf.Matrix(-1, 0, 0, -1, width, height)
 
 
-def script_marks(line: dict) -> list[str] | None:
+def script_marks(line: dict, host: tuple[float, float] | None = None) -> list[str] | None:
     """For each character of a MuPDF line (its spans' text in order): ``"^"``
     for a superscript, ``"_"`` for a subscript, ``""`` for the line's own
     text; None when the line holds no script. A script is a span set at most
-    :data:`SCRIPT_MAX_SIZE_FRAC` of the size most of the line's characters
-    are set in, whose origin lies at least :data:`SCRIPT_MIN_SHIFT_EM` of
+    :data:`SCRIPT_MAX_SIZE_FRAC` of the size of the line's text
+    (:func:`.pdf_scripts.body_size`: a short base under a longer script,
+    ``H^{dis}``, is still the text), whose origin lies at least :data:`SCRIPT_MIN_SHIFT_EM` of
     that size above or below the baseline of the line's text (measured
-    across the line's direction, so a page set sideways reads the same)."""
+    across the line's direction, so a page set sideways reads the same).
+    ``host`` (baseline level, size) measures a script line MuPDF set apart
+    against the text line it belongs to instead (:mod:`.pdf_scripts`)."""
     spans = line["spans"]
-    if len(spans) < 2:
-        return None
-    weights: dict[float, int] = {}
-    for sp in spans:
-        n = len(sp["text"].strip())
-        if n:
-            key = round(sp["size"], 1)
-            weights[key] = weights.get(key, 0) + n
-    if len(weights) < 2:
-        return None  # one size: no script
-    size = max(weights, key=lambda k: (weights[k], k))
     dx, dy = line.get("dir", (1, 0))
 
     def level(sp) -> float:  # how far up the line's "up" (dy, -dx) the span's origin lies
         return sp["origin"][0] * dy - sp["origin"][1] * dx
 
-    base = [sp for sp in spans if sp["text"].strip() and sp["size"] >= SCRIPT_MAX_SIZE_FRAC * size]
-    if not base:
-        return None
-    baseline = level(max(base, key=lambda sp: len(sp["text"].strip())))
+    if host is not None:
+        baseline, size = host
+    else:
+        if len(spans) < 2:
+            return None
+        weights: dict[float, int] = {}
+        for sp in spans:
+            n = readable(sp["text"])
+            if n:
+                key = round(sp["size"], 1)
+                weights[key] = weights.get(key, 0) + n
+        if len(weights) < 2:
+            return None  # one size: no script
+        size = body_size(weights)
+        base = [sp for sp in spans if readable(sp["text"]) and sp["size"] >= SCRIPT_MAX_SIZE_FRAC * size]
+        if not base:
+            return None
+        baseline = baseline_of([(level(sp), readable(sp["text"])) for sp in base])
     shift = SCRIPT_MIN_SHIFT_EM * size
     marks: list[str] = []
     found = False
@@ -341,7 +352,7 @@ def overprinted_lines(lines: list[tuple[BBox, str, str, float]]) -> set[int]:
     return out
 
 
-def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) -> tuple[list[Word], int]:
+def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, script_hosts: dict | None = None) -> tuple[list[Word], int]:
     """Words of a TextPage with the style of the span each one sits in, and
     the number of glyphs without a readable character (:data:`UNMAPPED`),
     which are left out of the words' text (a word of nothing else is
@@ -351,7 +362,12 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
     receives the lines of a region set sideways inside the page (a table
     turned a quarter beside upright prose): ``{"direction": (dx, dy),
     "lines": {line ids}}``; their words' boxes are turned to read left to
-    right in that region's own frame (:func:`turn_matrix`)."""
+    right in that region's own frame (:func:`turn_matrix`).
+
+    ``script_hosts``, when given, receives the script lines MuPDF set apart
+    from their text line (:mod:`.pdf_scripts`): ``{line id: its line's id}``;
+    their words are marked against that line (``^{c(X,Y)}``) and stay on
+    their own line until :func:`attach_script_fragments` joins them."""
     line_spans: list[tuple[list[float], list[tuple[float, bool, bool]]]] = []
     line_index: dict[tuple[int, int], int] = {}
     across: set[int] = set()  # lines running across the page's reading direction
@@ -363,6 +379,7 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
     scripts: dict[int, list] = {}  # line → [its characters, their marks, how many its words consumed]
     line_dirs: dict[int, tuple[int, int]] = {}
     styled: list[tuple[BBox, str, str, float]] = []  # each line's box, text, first font and size
+    flat_lines: list[dict | None] = []  # each line running in the page's reading direction (None for the others)
     block_no = -1
     for block in page_dict["blocks"]:
         if block.get("type", 0) != 0:
@@ -397,6 +414,7 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
                 across_lines.append((len(line_spans), line["bbox"], chars))
             elif _direction(line) == direction:
                 flat_x0, flat_x1 = min(flat_x0, line["bbox"][0]), max(flat_x1, line["bbox"][2])
+            flat_lines.append(line if _direction(line) == direction and (dx == 0 or dy == 0) else None)
             line_spans.append((starts, styles))
     # a vertical line clear of the text's sides is a margin stamp; the others are a
     # sideways table or figure when they make more than MAX_ACROSS_FRAC of the page
@@ -436,6 +454,9 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
             side_matrix = turn_matrix(turn, page_dict.get("width", 0.0), page_dict.get("height", 0.0))
             sideways.update(direction=turn, lines=side_lines)
     overprints = overprinted_lines(styled)
+    for k in overprints | across | side_lines:
+        flat_lines[k] = None
+    attached = script_lines(flat_lines, direction, styled, scripts)
     words: list[Word] = []
     unmapped = 0
     for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
@@ -443,17 +464,20 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
         if lid in overprints:
             continue  # glyphs drawn again over a line already read
         marked = ""
+        marks = ""
         line_scripts = scripts.get(lid)
         if line_scripts is not None:
             chars, kept, at = line_scripts
             if chars.startswith(text, at):
                 line_scripts[2] = at + len(text)
-                marks = kept[at : at + len(text)]
-                if any(marks):
-                    pairs = [(c, m) for c, m in zip(text, marks) if not UNMAPPED.match(c)]
+                word_marks = kept[at : at + len(text)]
+                if any(word_marks):
+                    pairs = [(c, m) for c, m in zip(text, word_marks) if not UNMAPPED.match(c)]
+                    marks = "".join(m or " " for _, m in pairs)
                     marked = mark_scripts("".join(c for c, _ in pairs), [m for _, m in pairs])
             else:
                 del scripts[lid]  # MuPDF cut the line's words otherwise: leave the line unmarked
+                attached.pop(lid, None)  # ... and apart, as MuPDF set it
         if UNMAPPED.search(text):
             kept_text = UNMAPPED.sub("", text)
             unmapped += len(text) - len(kept_text)
@@ -474,10 +498,87 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None) 
             box = (x0, y0, x1, y1) if matrix is None else _transform((x0, y0, x1, y1), matrix)
         line_id = lid if lid >= 0 else 10_000_000 + b_no * 1000 + l_no
         if marked and marked != text:
-            words.append(Word(marked, box, size, bold, italic, line_id, lid in across, text))
+            words.append(Word(marked, box, size, bold, italic, line_id, lid in across, text, marks))
         else:
             words.append(Word(text, box, size, bold, italic, line_id, lid in across))
+    if script_hosts is not None:
+        script_hosts.update((k, a.host) for k, a in attached.items())
     return words, unmapped
+
+
+def script_lines(lines: list[dict | None], direction, styled: list[tuple], scripts: dict[int, list]):
+    """The page's script lines that MuPDF set apart from their text line
+    (:func:`duocthu_assets.parse.pdf_scripts.attach_script_lines`), each
+    given its marks measured against its host in ``scripts`` (line → its
+    characters, their marks, how many its words consumed)."""
+    attached = attach_script_lines(lines, direction)
+    for k, a in list(attached.items()):
+        marks = script_marks(lines[k], (a.baseline, a.size))
+        if marks is None:
+            del attached[k]
+            continue
+        chars, kept = _line_words_marks(marks, styled[k][1])
+        scripts[k] = [chars, kept, 0]
+    return attached
+
+
+def _part(word: Word) -> Part:
+    chars = word.source
+    marks = tuple(m.strip() for m in word.marks) if word.marks else ("",) * len(chars)
+    return Part(word.bbox[0], word.bbox[2], chars, marks, word.line_id, word.size)
+
+
+def attach_script_fragments(fragments: list[Fragment], hosts: dict[int, int]) -> list[Fragment]:
+    """``fragments`` with each fragment of a script line MuPDF set apart
+    (``hosts``: its line → the line it belongs to, from :func:`read_words`)
+    joined to the fragment of its line it stands beside, its words and that
+    fragment's made one line's words
+    (:func:`duocthu_assets.parse.pdf_scripts.join_parts`: ``p`` + ``c(X,Y)``
+    + ``1:s`` → ``p^{c(X,Y)}_{1:s}``). Run on prose only, after the blocks
+    are lifted: a display formula keeps its lines as MuPDF set them. A
+    script whose line is not among ``fragments`` stays apart."""
+    if not hosts:
+        return fragments
+    by_line: dict[int, list[int]] = {}
+    for k, f in enumerate(fragments):
+        by_line.setdefault(f.line_id, []).append(k)
+    joins: dict[int, list[int]] = {}  # host fragment → its script fragments
+    for k, f in enumerate(fragments):
+        host = hosts.get(f.line_id)
+        if host is None or host not in by_line:
+            continue
+        lo, hi = f.bbox[0], f.bbox[2]
+        best = min(by_line[host], key=lambda j: min(abs(lo - fragments[j].bbox[2]), abs(hi - fragments[j].bbox[0])))
+        joins.setdefault(best, []).append(k)
+    if not joins:
+        return fragments
+    gone = {k for ks in joins.values() for k in ks}
+    out: list[Fragment] = []
+    for k, f in enumerate(fragments):
+        if k in gone:
+            continue
+        if k not in joins:
+            out.append(f)
+            continue
+        scripts = [w for j in joins[k] for w in fragments[j].words]
+        own_parts = [(_part(w), w) for w in f.words]
+        script_parts = [(_part(w), w) for w in scripts]
+        style = {id(p): w for p, w in own_parts + script_parts}
+        words: list[Word] = []
+        for group in join_parts([p for p, _ in own_parts], [p for p, _ in script_parts], f.line_id):
+            first = style[id(next((p for p in group if p.line == f.line_id), group[0]))]
+            if len(group) == 1:
+                words.append(style[id(group[0])]._replace(line_id=f.line_id))
+                continue
+            chars = "".join(p.chars for p in group)
+            marks = [m for p in group for m in p.marks]
+            text = mark_scripts(chars, marks)
+            boxes = [style[id(p)].bbox for p in group]
+            box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+            plain, mark_str = (chars, "".join(m or " " for m in marks)) if text != chars else ("", "")
+            words.append(Word(text, box, first.size, first.bold, first.italic, f.line_id, False, plain, mark_str))
+        out.append(make_fragment(words, f.line_id)._replace(joined=f.words + tuple(scripts)))
+    return out
 
 
 def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragment]:
@@ -613,7 +714,8 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     if matrix is not None and abs(matrix.b) == 1:
         width, height = height, width
     sideways: dict = {}
-    words, unmapped = read_words(textpage, page_dict, matrix, sideways)
+    script_hosts: dict[int, int] = {}
+    words, unmapped = read_words(textpage, page_dict, matrix, sideways, script_hosts)
     side = None
     side_matrix = None
     if sideways.get("lines"):
@@ -638,6 +740,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         path_count=path_count,
         image_cover=cover,
         unmapped=unmapped,
+        script_hosts=script_hosts,
     )
 
 
