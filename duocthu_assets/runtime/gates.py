@@ -64,6 +64,13 @@ _UNFINISHED = {
 ALL_SUCCEEDED = ""  # a document whose every blocking check's latest evaluation succeeded
 
 
+_LOADED: dict[str, tuple[tuple, str | None, dict[str, Any]]] = {}  # cache file -> (its identity, run, statuses) as last read or written
+
+
+def _identity(st: os.stat_result) -> tuple:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 class StatusCache:
     """The latest status of every blocking check per document, as of a run
     (``<DAGSTER_HOME>/duocthu-check-statuses.json``).
@@ -92,17 +99,26 @@ class StatusCache:
         return cls(instance, path) if path else None
 
     def _load(self) -> tuple[str | None, dict[str, Any]]:
+        """The remembered run and statuses. The file is parsed once per
+        process while its identity is unchanged (an ingest asks four or five
+        times: 10,000 documents' statuses each time otherwise)."""
         try:
-            with open(self.path, encoding="utf-8") as fh:
-                data = json.load(fh)
+            with open(self.path, "rb") as fh:
+                identity = _identity(os.fstat(fh.fileno()))
+                cached = _LOADED.get(self.path)
+                if cached is not None and cached[0] == identity:
+                    cursor, documents = cached[1], dict(cached[2])
+                else:
+                    data = json.loads(fh.read().decode("utf-8"))
+                    if not isinstance(data, dict) or data.get("checks") != self.checks or not isinstance(data.get("documents"), dict):
+                        return None, {}
+                    cursor, documents = data.get("run"), data["documents"]
+                    _LOADED[self.path] = (identity, cursor, dict(documents))
         except (OSError, ValueError):
             return None, {}
-        if not isinstance(data, dict) or data.get("checks") != self.checks or not isinstance(data.get("documents"), dict):
-            return None, {}
-        cursor = data.get("run")
         if cursor is not None and self.instance.get_run_record_by_id(cursor) is None:
             return None, {}  # another instance, or its history was wiped
-        return cursor, data["documents"]
+        return cursor, documents
 
     def _runs_since(self, cursor: str | None) -> tuple[list, str | None]:
         """The runs after ``cursor`` (oldest first), and the last of them
@@ -159,9 +175,12 @@ class StatusCache:
             return  # a run was in flight when nothing was remembered: remember nothing yet
         tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                json.dump({"checks": self.checks, "run": cursor, "documents": documents}, fh, separators=(",", ":"), sort_keys=True)
+            with open(tmp, "w", encoding="utf-8") as fh:  # dumps: dump() streams through the pure-Python encoder
+                fh.write(json.dumps({"checks": self.checks, "run": cursor, "documents": documents}, separators=(",", ":"), sort_keys=True))
+                fh.flush()
+                identity = _identity(os.fstat(fh.fileno()))
             os.replace(tmp, self.path)
+            _LOADED[self.path] = (identity, cursor, dict(documents))
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
