@@ -274,3 +274,27 @@ def test_the_status_cache_file_is_parsed_once_per_process_until_another_writer_r
         assert parses == [1]
     finally:
         instance.dispose()
+
+
+def test_file_digests_hash_a_file_again_only_when_its_identity_changed(tmp_path: Path, monkeypatch):
+    import hashlib
+    import os
+
+    from duocthu_assets.retrieval import digests as digests_module
+    from duocthu_assets.retrieval.digests import FileDigests
+
+    wh = Warehouse(tmp_path / "wh")
+    folder = tmp_path / "wh" / "chunks"
+    folder.mkdir(parents=True)
+    (folder / "a.parquet").write_bytes(b"one")
+    hashed = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(digests_module.hashlib, "file_digest", lambda fh, name: hashed.append(1) or real(fh, name))
+    first = FileDigests(wh)
+    assert first.sha256("chunks", "a") == hashlib.sha256(b"one").hexdigest() and first.sha256("chunks", "nope") is None
+    first.save()
+    assert FileDigests(wh).sha256("chunks", "a") == hashlib.sha256(b"one").hexdigest() and hashed == [1]  # remembered
+    tmp = folder / ".a.tmp"
+    tmp.write_bytes(b"two")  # same size, replaced by a rename: a new inode
+    os.replace(tmp, folder / "a.parquet")
+    assert FileDigests(wh).sha256("chunks", "a") == hashlib.sha256(b"two").hexdigest() and hashed == [1, 1]
