@@ -207,7 +207,11 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS, only: It
     document gone is listed there but has no file any more. When the
     asset's folder itself has not changed since the marker (no file renamed
     in or deleted), nothing is read at all. No marker: every part is rebuilt
-    from the files; a part file missing: its documents are.
+    from the files; a part file missing: its documents are. A document the
+    marker lists, unchanged since, with no row in its part's previous rows
+    has none in its file either: the file is not read again (documents
+    without crops or lifted blocks were read at every compaction of their
+    part: 1,250 files per add at 10,000 tiny CSVs).
 
     ``only``: the documents whose files the caller wrote or removed (the
     ingest that just built them). Then the folder is not listed: those
@@ -234,7 +238,9 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS, only: It
                 report.documents = None
                 return report
             present = set(os.listdir(out_dir))
-            hinted = since is not None and only is not None and all(part_name(part_of(d, parts)) in present for d in listed)
+            hinted = since is not None and only is not None and all(
+                part_name(part) in present for part in {part_of(d, parts) for d in listed}
+            )
             if hinted:
                 current, changed, gone = _hinted_files(source_dir, listed, only)
                 started = since  # only these were looked at: the next full listing starts where the last one did
@@ -247,6 +253,7 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS, only: It
                 changed = sorted(d for d, at in current.items() if since is None or at >= since or where[d] in rebuild)
                 gone = sorted(set(listed) - set(current))
             changed_set = set(changed)
+            listed_set = set(listed)
             affected = sorted({where[d] for d in changed} | {part_of(d, parts) for d in gone}) if since else list(range(parts))
             by_part: dict[int, list[str]] = {}
             for doc_id, part in where.items():
@@ -261,6 +268,8 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS, only: It
                     if doc_id in old_pieces and doc_id not in changed_set:
                         pieces[doc_id] = old_pieces[doc_id]
                         continue
+                    if previous is not None and doc_id in listed_set and doc_id not in changed_set:
+                        continue  # compacted, unchanged since, and no row in its part: its file has none (not read again)
                     table = _read_table(os.path.join(source_dir, f"{doc_id}.parquet"))
                     if table is None:  # deleted since it was listed: it leaves
                         current.pop(doc_id)

@@ -320,6 +320,43 @@ def decode_registry_lines(text: str) -> tuple[dict[str, dict], RecordLines]:
     return parsed, lines
 
 
+def read_registry_file(warehouse: Warehouse) -> dict[str, dict]:
+    """The records on disk, by doc_id. A local file is parsed once per
+    process while its identity (inode, size, mtime) is unchanged: every
+    asset of a run and the index refresh read the registry, and at 10,000
+    documents parsing it is the larger part of their cost. The dict
+    returned is this caller's own; the records' values in it are shared
+    (a record's dict fields are replaced, never changed in place)."""
+    path = warehouse.path("registry.json")
+    if warehouse.is_local:
+        try:
+            with open(path.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+                cached = _PARSED.get(path.path)
+                if cached is not None and cached[0] == key:
+                    return dict(cached[1])
+                text = fh.read().decode("utf-8")
+        except FileNotFoundError:
+            return {}
+        parsed, lines = decode_registry_lines(text)
+        _PARSED[path.path] = (key, parsed, lines)
+        return dict(parsed)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return {}
+    return decode_registry(text)
+
+
+def active_doc_ids(warehouse: Warehouse) -> list[str]:
+    """The sorted doc_ids of ``Registry(warehouse).active()``, read without
+    making a record object of each document (for callers that only read:
+    the index refresh, the review, the ingest's index check; 10,000 records
+    made and dropped cost ~0.05 s each time)."""
+    return sorted(doc_id for doc_id, values in read_registry_file(warehouse).items() if values.get("status", "active") == "active")
+
+
 class Registry:
     """The documents the project owns, keyed by doc_id.
 
@@ -342,31 +379,7 @@ class Registry:
         self.reload()
 
     def _read(self) -> dict[str, dict]:
-        """The records on disk, by doc_id. A local file is parsed once per
-        process while its identity (inode, size, mtime) is unchanged: every
-        asset of a run and the index refresh read the registry, and at 10,000
-        documents parsing it is the larger part of their cost. The dict
-        returned is this caller's own; the records' values in it are shared
-        (a record's dict fields are replaced, never changed in place)."""
-        if self.warehouse.is_local:
-            try:
-                with open(self.path.path, "rb") as fh:
-                    st = os.fstat(fh.fileno())
-                    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-                    cached = _PARSED.get(self.path.path)
-                    if cached is not None and cached[0] == key:
-                        return dict(cached[1])
-                    text = fh.read().decode("utf-8")
-            except FileNotFoundError:
-                return {}
-            parsed, lines = decode_registry_lines(text)
-            _PARSED[self.path.path] = (key, parsed, lines)
-            return dict(parsed)
-        try:
-            text = self.path.read_text()
-        except FileNotFoundError:
-            return {}
-        return decode_registry(text)
+        return read_registry_file(self.warehouse)
 
     def reload(self) -> None:
         """Take in what others saved since; this process's unsaved changes stay."""
@@ -439,6 +452,7 @@ class Registry:
 
     def active(self) -> list[DocumentRecord]:
         return [r for r in self.records.values() if r.status == "active"]
+
 
 
 def file_sha256(path: Path) -> str:

@@ -363,3 +363,32 @@ def test_a_change_outside_only_is_taken_in_by_the_next_full_compaction(tmp_path:
     assert "doc-005" in report.changed
     rows = duckdb.sql(f"SELECT count(*) FROM '{tables_glob(wh, 'chunks')}' WHERE doc_id = 'doc-005'").fetchall()[0][0]
     assert rows == 9
+
+
+def test_a_document_without_rows_is_not_read_again_when_its_part_is_rewritten(tmp_path: Path, monkeypatch):
+    wh = Warehouse(tmp_path / "wh")
+    write_docs(wh, DOCS)
+    compact_asset(wh, "chunks")
+    empty = [d for d, n in DOCS.items() if n == 0]
+    # a new document in the part of each empty one: those parts are rewritten
+    added = {}
+    for doc_id in empty:
+        new = next(f"new-{i}" for i in range(10_000) if part_of(f"new-{i}") == part_of(doc_id) and f"new-{i}" not in added)
+        added[new] = 2
+    write_docs(wh, added)
+    read = []
+    original = compaction._read_table
+    monkeypatch.setattr(compaction, "_read_table", lambda path: read.append(os.path.basename(path)) or original(path))
+    for only in (list(added), None):  # as the ingest compacts (only=), and with a full listing
+        read.clear()
+        report = compact_asset(wh, "chunks", only=only)
+        assert not {f"{d}.parquet" for d in empty} & set(read)
+        if only is not None:
+            assert set(report.parts_written) == {part_of(d) for d in empty} and sorted(report.changed) == sorted(added)
+            assert report.documents == len(DOCS) + len(added)  # the empty ones are still held
+        write_docs(wh, {d: 1 for d in added}, version=2)  # changed again for the full listing's round
+    write_docs(wh, {empty[0]: 2}, version=3)  # an empty document that gains rows is read, and its rows land
+    compact_asset(wh, "chunks")
+    rows = duckdb.sql(f"SELECT count(*) FROM '{tables_glob(wh, 'chunks')}' WHERE doc_id = '{empty[0]}'").fetchall()[0][0]
+    assert rows == 2
+    assert part_bytes(wh) == parts_from_nothing(wh, tmp_path / "fresh")

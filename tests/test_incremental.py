@@ -230,3 +230,71 @@ def test_the_nightly_schedule_over_unchanged_documents_requests_nothing_and_writ
     assert tick.run_requests == [] and tick.skip_message == "3 document(s) unchanged since built"
     after = path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_active_doc_ids_are_the_registrys_active_documents_without_their_records(tmp_path: Path):
+    from duocthu_assets.inbox import DocumentRecord, active_doc_ids
+
+    wh = Warehouse(tmp_path / "wh")
+    assert active_doc_ids(wh) == []  # no registry yet
+    registry = Registry(wh)
+    for doc_id, status in [("b.csv", "active"), ("a.csv", "active"), ("gone.csv", "removed")]:
+        registry.records[doc_id] = DocumentRecord(doc_id=doc_id, path=f"/in/{doc_id}", source_name=doc_id, collection="",
+                                                  settings={}, status=status)
+    registry.save()
+    assert active_doc_ids(wh) == sorted(r.doc_id for r in Registry(wh).active()) == ["a.csv", "b.csv"]
+    other = Registry(wh)  # another writer marks one removed: the next read sees it
+    other.records["a.csv"].status = "removed"
+    other.save()
+    assert active_doc_ids(wh) == ["b.csv"]
+
+
+def test_the_status_cache_file_is_parsed_once_per_process_until_another_writer_replaces_it(grown, monkeypatch):
+    import json
+
+    from duocthu_assets.runtime import gates
+
+    inbox, warehouse = grown
+    docs = ["d0.csv", "d1.csv", "d2.csv"]
+    instance = open_instance(str(warehouse))
+    try:
+        first = check_statuses(instance, docs)
+        path = Path(instance.root_directory, StatusCache.NAME)
+        parses = []
+        monkeypatch.setattr(gates.json, "loads", lambda text, **kw: parses.append(1) or json.JSONDecoder(**kw).decode(text))
+        assert check_statuses(instance, docs) == first and check_statuses(instance, docs) == first
+        assert parses == []  # as this process last read or wrote it
+        # another writer replaces the file (here: a status it says d1 failed): read again
+        data = json.JSONDecoder().decode(path.read_text())
+        data["documents"]["d1.csv"] = {"document_accepted": "FAILED"}
+        tmp = path.with_name("other-writer.tmp")
+        tmp.write_text(json.dumps(data))
+        tmp.replace(path)
+        assert check_statuses(instance, docs)["d1.csv"] == {"document_accepted": "FAILED"}
+        assert parses == [1]
+    finally:
+        instance.dispose()
+
+
+def test_file_digests_hash_a_file_again_only_when_its_identity_changed(tmp_path: Path, monkeypatch):
+    import hashlib
+    import os
+
+    from duocthu_assets.retrieval import digests as digests_module
+    from duocthu_assets.retrieval.digests import FileDigests
+
+    wh = Warehouse(tmp_path / "wh")
+    folder = tmp_path / "wh" / "chunks"
+    folder.mkdir(parents=True)
+    (folder / "a.parquet").write_bytes(b"one")
+    hashed = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(digests_module.hashlib, "file_digest", lambda fh, name: hashed.append(1) or real(fh, name))
+    first = FileDigests(wh)
+    assert first.sha256("chunks", "a") == hashlib.sha256(b"one").hexdigest() and first.sha256("chunks", "nope") is None
+    first.save()
+    assert FileDigests(wh).sha256("chunks", "a") == hashlib.sha256(b"one").hexdigest() and hashed == [1]  # remembered
+    tmp = folder / ".a.tmp"
+    tmp.write_bytes(b"two")  # same size, replaced by a rename: a new inode
+    os.replace(tmp, folder / "a.parquet")
+    assert FileDigests(wh).sha256("chunks", "a") == hashlib.sha256(b"two").hexdigest() and hashed == [1, 1]

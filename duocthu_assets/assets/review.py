@@ -9,7 +9,7 @@ from checks.asset_checks import load_document_rows
 from checks.registry import ALL_RULES
 
 from ..runtime.gates import check_statuses
-from ..inbox import Registry
+from ..inbox import active_doc_ids
 from ..resources import WarehouseResource
 from ..review import blocked_documents, markdown_table, summary_line
 
@@ -32,7 +32,7 @@ DOCUMENT_STATUS = "document_status"
 )
 def review(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
     wh = warehouse.get()
-    doc_ids = sorted(r.doc_id for r in Registry(wh).active())
+    doc_ids = active_doc_ids(wh)
     statuses = check_statuses(context.instance, doc_ids)
 
     def evidence(rule, doc_id):

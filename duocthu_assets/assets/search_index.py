@@ -9,7 +9,7 @@ refresh rewrites only the parts holding a changed document, then the manifest.""
 import dagster as dg
 
 from ..runtime.gates import passing_documents
-from ..inbox import Registry
+from ..inbox import active_doc_ids
 from ..resources import WarehouseResource, EmbedderResource
 from ..version import code_version
 
@@ -29,7 +29,7 @@ def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource
     from ..retrieval.layout import manifest_path
 
     wh = warehouse.get()
-    active = sorted(r.doc_id for r in Registry(wh).active())
+    active = active_doc_ids(wh)
     gate = passing_documents(context.instance, wh, active)
     refresh = refresh_search_index(wh, gate.passed, model_id=embedder.make().model_id)
     info = refresh.info

@@ -32,6 +32,7 @@ class FileDigests:
         self.local = warehouse.is_local
         self.cache_path = warehouse.path("dagster_home", CACHE_NAME).path if self.local else None
         self.root = warehouse.root.path if self.local else ""  # joined as strings: a UPath per file costs 0.2 ms
+        self.prefix = os.path.join(self.root, "") if self.local else ""
         self._entries: dict[str, list] | None = None
         self._dirty = False
 
@@ -55,16 +56,16 @@ class FileDigests:
                 return hashlib.sha256(self.warehouse.asset_path(asset, doc_id).read_bytes()).hexdigest()
             except FileNotFoundError:
                 return None
-        entries = self._load()
+        entries = self._entries if self._entries is not None else self._load()
         key = f"{asset}/{doc_id}"
-        path = os.path.join(self.root, asset, f"{doc_id}.parquet")
+        path = f"{self.prefix}{key}.parquet"
         try:
             st = os.stat(path)
         except FileNotFoundError:
             return None
-        identity = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
-        known = entries.get(key)
-        if isinstance(known, list) and len(known) == 6 and known[:5] == identity:
+        known = entries.get(key)  # 20,000 lookups an index refresh at 10,000 documents: compared field by field
+        if (type(known) is list and len(known) == 6 and known[1] == st.st_ino and known[3] == st.st_mtime_ns
+                and known[4] == st.st_ctime_ns and known[2] == st.st_size and known[0] == st.st_dev):
             return known[5]
         try:
             with open(path, "rb") as fh:

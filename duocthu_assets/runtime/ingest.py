@@ -45,7 +45,7 @@ from ..automation import record_built
 from .blocked import settle_blocked
 from ..definitions import build_definitions
 from .gates import passing_documents
-from ..inbox import Registry, needs_build, register_files, scan
+from ..inbox import Registry, active_doc_ids, needs_build, register_files, scan
 from . import inbox_snapshot
 from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
@@ -464,7 +464,7 @@ def index_agrees(instance: dg.DagsterInstance, warehouse: Warehouse) -> bool:
     current chunks and embeddings files."""
     from ..retrieval import index_is_current
 
-    active = sorted(r.doc_id for r in Registry(warehouse).active())
+    active = active_doc_ids(warehouse)
     return index_is_current(warehouse, passing_documents(instance, warehouse, active).passed)
 
 
