@@ -1,0 +1,90 @@
+"""The PDF stage's fixed costs cut without changing what it reads (issue 15
+item 7): page labels from one read of the ``/PageLabels`` tree, the pages'
+file attachments read while the pages are open, and the math / bad-glyph
+gates searched with one regular expression instead of a call per character.
+Each shortcut is checked against the slow way it replaces."""
+
+from __future__ import annotations
+
+from duocthu_assets.model import Format
+from duocthu_assets.parse import parse_document
+from duocthu_assets.parse.pdf import embedded_files, labels_from_rules, page_attachments
+from duocthu_assets.parse.pdf_engine import pymupdf
+from duocthu_assets.parse.pdf_leaks import BAD_GLYPH, MATH_CHAR, _bad_glyph, _math_char
+from duocthu_assets.settings import Settings
+
+
+def test_page_labels_from_the_rules_are_pymupdfs_labels():
+    doc = pymupdf.open()
+    for _ in range(60):
+        doc.new_page()
+    doc.set_page_labels([
+        {"startpage": 2, "prefix": "", "style": "r", "firstpagenum": 1},
+        {"startpage": 6, "prefix": "A-", "style": "A", "firstpagenum": 1},
+        {"startpage": 10, "prefix": "", "style": "a", "firstpagenum": 25},  # past z: aa, ab …
+        {"startpage": 40, "prefix": "", "style": "D", "firstpagenum": 398},
+        {"startpage": 45, "prefix": "", "style": "R", "firstpagenum": 397},  # CCCXCVII … CD
+        {"startpage": 50, "prefix": "X", "firstpagenum": 3},  # a prefix and no style
+    ])
+    labels = labels_from_rules(doc.get_page_labels(), doc.page_count)
+    assert labels == [page.get_label() or "" for page in doc]
+    assert labels[:3] == ["", "", "i"] and labels[6] == "A-A" and labels[12] == "aa" and labels[48] == "CD" and labels[50] == "X"
+
+
+def test_page_labels_rules_out_of_order_are_sorted_by_start_page():
+    rules = [{"startpage": 2, "prefix": "", "style": "D", "firstpagenum": 1}, {"startpage": 0, "prefix": "", "style": "r", "firstpagenum": 1}]
+    assert labels_from_rules(rules, 4) == ["i", "ii", "1", "2"]
+
+
+def test_the_regular_expressions_hold_exactly_the_characters_of_the_per_character_tests():
+    math = [o for o in range(0x110000) if bool(MATH_CHAR.match(chr(o))) != _math_char(chr(o))]
+    bad = [o for o in range(0x110000) if bool(BAD_GLYPH.match(chr(o))) != _bad_glyph(chr(o))]
+    assert math == [] and bad == []
+
+
+def _with_attachments() -> bytes:
+    doc = pymupdf.open()
+    for k in range(3):
+        page = doc.new_page()
+        page.insert_text((72, 72), f"Trang {k + 1}: tệp đính kèm", fontname="helv")
+    doc.embfile_add("bang_gia.xlsx", b"PK not a workbook", filename="bang_gia.xlsx")
+    doc[0].add_file_annot((300, 300), b"note one", "ghi_chu_1.txt")
+    doc[2].add_file_annot((300, 300), b"note three", "ghi_chu_3.txt")
+    doc[2].add_text_annot((100, 300), "a sticky note is no attachment")
+    return doc.tobytes()
+
+
+def test_attachments_of_the_document_and_of_every_page_are_named_in_order():
+    parsed = parse_document(_with_attachments(), Format.PDF, Settings())
+    [warning] = [w for w in parsed.warnings if "embedded file" in w]
+    assert warning.startswith("3 embedded file(s) not extracted (bang_gia.xlsx, ghi_chu_1.txt, ghi_chu_3.txt)")
+
+
+class _Annot:
+    def __init__(self, kind: str, name: str) -> None:
+        self.type = (0, kind)
+        self.file_info = {"filename": name}
+
+
+class _DamagedPage:
+    """A page whose second annotation cannot be read."""
+
+    number = 4
+
+    def annots(self):
+        yield _Annot("FileAttachment", "first.pdf")
+        raise RuntimeError("cannot load annotation")
+
+
+def test_a_page_whose_annotations_fail_keeps_the_names_before_and_stops_the_reading():
+    names, readable = page_attachments(_DamagedPage())
+    assert names == ["first.pdf"] and readable is False
+
+
+class _DamagedNameTable:
+    def embfile_names(self):
+        raise RuntimeError("broken /EmbeddedFiles tree")
+
+
+def test_a_damaged_name_table_names_no_attachment_and_does_not_fail():
+    assert embedded_files(_DamagedNameTable(), ["ghi_chu.txt"]) == []
