@@ -88,3 +88,23 @@ class _DamagedNameTable:
 
 def test_a_damaged_name_table_names_no_attachment_and_does_not_fail():
     assert embedded_files(_DamagedNameTable(), ["ghi_chu.txt"]) == []
+
+
+def test_furniture_passes_given_the_rows_once_find_what_they_find_reading_them_each():
+    from duocthu_assets.parse.pdf_furniture import _lone_number_rows, _rows, band_rows, repeated_lines
+    from duocthu_assets.parse.pdf_page import read_page
+    from duocthu_assets.parse.pdf_settings import PdfSettings
+
+    doc = pymupdf.open()
+    for k in range(4):
+        page = doc.new_page()
+        page.insert_text((72, 40), "Dược thư quốc gia — running head", fontname="helv")
+        page.insert_text((72, 120), f"Body line {k} with some words in it", fontname="helv")
+        page.insert_text((300, 800), str(k + 1), fontname="helv")
+    settings = PdfSettings()
+    pages = [read_page(p, settings) for p in doc]
+    rows = [_rows(p.fragments) for p in pages]
+    assert [band_rows(p, settings) for p in pages] == [band_rows(p, settings, r) for p, r in zip(pages, rows)]
+    assert [_lone_number_rows(p, settings) for p in pages] == [_lone_number_rows(p, settings, r) for p, r in zip(pages, rows)]
+    assert repeated_lines(pages, settings) == repeated_lines(pages, settings, rows)
+    assert any(band_rows(p, settings) for p in pages)  # the pages do have furniture to find
