@@ -108,3 +108,74 @@ def test_furniture_passes_given_the_rows_once_find_what_they_find_reading_them_e
     assert [_lone_number_rows(p, settings) for p in pages] == [_lone_number_rows(p, settings, r) for p, r in zip(pages, rows)]
     assert repeated_lines(pages, settings) == repeated_lines(pages, settings, rows)
     assert any(band_rows(p, settings) for p in pages)  # the pages do have furniture to find
+
+
+# --- prose_gutter's one-pass precondition --------------------------------------------------
+
+
+def _line(x0: float, y0: float, n_words: int, bold: bool = False, width: float = 0.0):
+    from duocthu_assets.parse.pdf_page import Word, make_fragment
+
+    step = (width / n_words) if width else 30.0
+    words = [Word(f"w{k}", (x0 + k * step, y0, x0 + k * step + step - 4, y0 + 10), 10.0, bold, False, int(y0)) for k in range(n_words)]
+    return make_fragment(words, int(y0))
+
+
+def _items(frags, blocks=()):
+    from duocthu_assets.parse.pdf_candidates import BlockCandidate
+    from duocthu_assets.parse.pdf_layout import Item
+    from duocthu_assets.model import BlockKind, BlockShape
+
+    return [Item(f.bbox, fragment=f) for f in frags] + [
+        Item(b, block=BlockCandidate(BlockKind.TABLE, BlockShape.SIMPLE_TABLE, b, "test")) for b in blocks
+    ]
+
+
+def _prose_gutter_without_precondition(items, settings, min_lines, monkeypatch):
+    from duocthu_assets.parse import pdf_layout
+
+    with monkeypatch.context() as m:
+        m.setattr(pdf_layout, "_may_have_prose_sides", lambda frags, min_words: True)
+        return pdf_layout.prose_gutter(items, settings, min_lines)
+
+
+def test_the_precondition_never_changes_what_prose_gutter_finds(monkeypatch):
+    import random
+
+    from duocthu_assets.parse.pdf_layout import prose_gutter
+    from duocthu_assets.parse.pdf_settings import PdfSettings
+
+    settings = PdfSettings()
+    rng = random.Random(15)
+    found = pruned = 0
+    for _ in range(600):
+        frags = []
+        columns = rng.choice([[(40, 250), (300, 520)], [(40, 120), (140, 520)], [(40, 90), (100, 160), (170, 230), (240, 300)]])
+        for row in range(rng.randint(2, 14)):
+            for x0, x1 in columns:
+                if rng.random() < 0.85:
+                    n = rng.choice([1, 2, 3, 4, 6, 9])
+                    frags.append(_line(x0, 60 + 14 * row, n, bold=rng.random() < 0.3, width=min(x1 - x0, 12.0 * n) if rng.random() < 0.5 else x1 - x0))
+        blocks = [(40, 400, 250, 460)] if rng.random() < 0.2 else []
+        items = _items(frags, blocks)
+        for min_lines in (2, settings.column_min_lines):
+            slow = _prose_gutter_without_precondition(items, settings, min_lines, monkeypatch)
+            assert prose_gutter(items, settings, min_lines) == slow
+            found += slow is not None
+            from duocthu_assets.parse.pdf_layout import _may_have_prose_sides
+            pruned += not _may_have_prose_sides([i.fragment for i in items if i.fragment is not None], settings.column_min_words)
+    assert found > 50 and pruned > 50  # both outcomes exercised
+
+
+def test_a_table_of_short_cells_under_a_bold_label_column_is_refused_in_one_pass():
+    from duocthu_assets.parse.pdf_layout import _may_have_prose_sides
+
+    # camelot__budget's shape: bold ministry names and plain department labels
+    # at the left, cells of numbers beside them; a few labels run to 4 words
+    frags = [_line(40, 60, 3, bold=True), _line(40, 74, 4), _line(40, 88, 4)]
+    frags += [_line(300 + 60 * c, 60 + 14 * r, 1) for r in range(3) for c in range(4)]
+    assert not _may_have_prose_sides(frags, 4.0)
+    # side headings beside running text stay possible: every line at the left is a short bold head
+    heads = [_line(40, 60 + 14 * r, 3, bold=True) for r in range(3)] + [_line(200, 60 + 14 * r, 9) for r in range(2)]
+    heads += [_line(300 + 60 * c, 60 + 14 * r, 1) for r in range(3) for c in range(4)]
+    assert _may_have_prose_sides(heads, 4.0)
