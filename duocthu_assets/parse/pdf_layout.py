@@ -173,32 +173,6 @@ def side_headings(frags: list[Fragment], prose: list[Fragment]) -> bool:
     return level * 3 < len(frags)
 
 
-def _may_have_prose_sides(frags: list[Fragment], min_words: float) -> bool:
-    """Whether any split of ``frags`` could pass :func:`prose_gutter`'s
-    tests: a side of running text has at least ``RUNNING_FRAC`` of its
-    lines of ``min_words`` words (:func:`_side_is_prose`), so two such sides
-    have that share of all the lines; side headings need two short bold
-    lines beside two running lines (:func:`side_headings`), and every line
-    of a side of side headings is one, among them the leftmost line and the
-    lines starting within its width (they are left of any gutter that has
-    a line on its left). A necessary condition, in one pass:
-    :func:`group_slabs` asks again each time a slab joins a one-column
-    group, and a long table's rows of short cells went through every gutter
-    of the grown group each time (a seventh of ``camelot__budget.pdf``'s
-    parse). Pure."""
-    running = sum(1 for f in frags if len(f.words) >= min_words)
-    if running >= RUNNING_FRAC * len(frags) - 1e-6:
-        return True
-    if running < SIDE_HEADING_MIN_LINES:
-        return False
-
-    def head(f: Fragment) -> bool:
-        return f.bold and len(f.words) <= SIDE_HEADING_MAX_WORDS
-
-    lead = min(frags, key=lambda f: f.bbox[0])
-    return all(head(f) for f in frags if f.bbox[0] <= lead.bbox[2]) and sum(1 for f in frags if head(f)) >= SIDE_HEADING_MIN_LINES
-
-
 def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tuple[float, float] | None:
     """The first gutter whose two sides carry running text (a side of lifted
     blocks only is allowed beside running text), with at least
@@ -223,6 +197,32 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tu
         if left_ok and right_ok:
             return (a, b)
     return None
+
+
+def _may_have_prose_sides(frags: list[Fragment], min_words: float) -> bool:
+    """Whether any split of ``frags`` could pass :func:`prose_gutter`'s
+    tests: a side of running text has at least ``RUNNING_FRAC`` of its
+    lines of ``min_words`` words (:func:`_side_is_prose`), so two such sides
+    have that share of all the lines; side headings need two short bold
+    lines beside two running lines (:func:`side_headings`), and every line
+    of a side of side headings is one, among them the leftmost line and the
+    lines starting within its width (they are left of any gutter that has
+    a line on its left). A necessary condition, in one pass:
+    :func:`group_slabs` asks again each time a slab joins a one-column
+    group, and a long table's rows of short cells went through every gutter
+    of the grown group each time (a seventh of ``camelot__budget.pdf``'s
+    parse). Pure."""
+    running = sum(1 for f in frags if len(f.words) >= min_words)
+    if running >= RUNNING_FRAC * len(frags) - 1e-6:
+        return True
+    if running < SIDE_HEADING_MIN_LINES:
+        return False
+
+    def head(f: Fragment) -> bool:
+        return f.bold and len(f.words) <= SIDE_HEADING_MAX_WORDS
+
+    lead = min(frags, key=lambda f: f.bbox[0])
+    return all(head(f) for f in frags if f.bbox[0] <= lead.bbox[2]) and sum(1 for f in frags if head(f)) >= SIDE_HEADING_MIN_LINES
 
 
 def _common_gutter(items: list[Item], gutter: tuple[float, float], settings: PdfSettings) -> tuple[float, float] | None:
