@@ -2,6 +2,7 @@
 detection quality, peak memory on a 500-page PDF.
 
     .venv/bin/python bench/pdf.py [--repeat 3] [--json bench/out/pdf.json]
+    .venv/bin/python bench/pdf.py --speed-only [FILE ...]   # speed alone, on these files
 
 Speed: pages per second of ``parse_document`` (this stage: text, furniture,
 reading order, headings, tables and formulas lifted) on the sample formulary
@@ -61,10 +62,13 @@ TABLE_PAGES = {
 MEMORY_PAGES = 500
 
 
-def documents() -> list[tuple[str, bytes, Settings]]:
-    """The sample and every corpus PDF that opens without a password and has text."""
-    docs = [(SAMPLE.name, SAMPLE.read_bytes(), collection_settings(SAMPLE_DIR))]
+def documents(only: list[str] | None = None) -> list[tuple[str, bytes, Settings]]:
+    """The sample and every corpus PDF that opens without a password and has
+    text; with ``only``, just those of them named there."""
+    docs = [(SAMPLE.name, SAMPLE.read_bytes(), collection_settings(SAMPLE_DIR))] if not only or SAMPLE.name in only else []
     for path in sorted(CORPUS.glob("*.pdf")):
+        if only and path.name not in only:
+            continue
         data = path.read_bytes()
         try:
             parsed = parse_document(data, Format.PDF, Settings())
@@ -130,24 +134,30 @@ def time_tools(docs, repeat: int) -> dict[str, dict[str, float]]:
     """Pages per second of every tool on every document, best of ``repeat``.
     The tools take turns on each document, run by run (this stage, then
     pymupdf4llm, …, then again), so a change in the machine's load between
-    two files shifts every tool alike and the ratios stay comparable."""
+    two files shifts every tool alike and the ratios stay comparable. The
+    CPU milliseconds of a document's best run (``cpu_ms``) are kept too: on
+    a shared machine they move less than the wall clock."""
     prepare_pymupdf4llm()
     seconds: dict[str, dict[str, float]] = {tool: {} for tool in TOOLS}
+    cpu: dict[str, dict[str, float]] = {tool: {} for tool in TOOLS}
     pages: dict[str, int] = {}
     for fn in TOOLS.values():
         fn(docs[0][1], docs[0][2])  # warm up: imports, caches
     for name, data, settings in docs:
         for _ in range(repeat):
             for tool, fn in TOOLS.items():
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 pages[name] = fn(data, settings)
-                took = time.perf_counter() - start
+                took, took_cpu = time.perf_counter() - start, time.process_time() - start_cpu
                 seconds[tool][name] = min(seconds[tool].get(name, float("inf")), took)
+                cpu[tool][name] = min(cpu[tool].get(name, float("inf")), took_cpu)
     out: dict[str, dict[str, float]] = {}
     for name, _, _ in docs:
-        out[name] = {"pages": pages[name], **{tool: pages[name] / seconds[tool][name] for tool in TOOLS}}
+        out[name] = {"pages": pages[name], **{tool: pages[name] / seconds[tool][name] for tool in TOOLS},
+                     "cpu_ms": {tool: 1000 * cpu[tool][name] for tool in TOOLS}}
     total_pages = sum(pages[n] for n, _, _ in docs)
-    out["ALL"] = {"pages": total_pages, **{tool: total_pages / sum(seconds[tool].values()) for tool in TOOLS}}
+    out["ALL"] = {"pages": total_pages, **{tool: total_pages / sum(seconds[tool].values()) for tool in TOOLS},
+                  "cpu_ms": {tool: 1000 * sum(cpu[tool].values()) for tool in TOOLS}}
     return out
 
 
@@ -271,14 +281,25 @@ def measure_memory() -> dict:
 # --- report --------------------------------------------------------------------------------------
 
 
-def report(speed, quality, memory, gate) -> str:
+def speed_table(speed) -> list[str]:
+    """Pages per second per tool and file, the ratio to pymupdf4llm, and the
+    CPU milliseconds of both (best run)."""
     tools = list(TOOLS)
-    lines = ["| file | pages | " + " | ".join(tools) + " | ours ÷ pymupdf4llm |", "|---|---:|" + "---:|" * (len(tools) + 1)]
+    lines = [
+        "| file | pages | " + " | ".join(tools) + " | ours ÷ pymupdf4llm | CPU ms ours / pymupdf4llm (ratio) |",
+        "|---|---:|" + "---:|" * (len(tools) + 2),
+    ]
     for name, row in speed.items():
         ratio = row[tools[0]] / row[tools[1]]
         cells = " | ".join(f"{row[t]:.1f}" for t in tools)
+        ours_ms, theirs_ms = row["cpu_ms"][tools[0]], row["cpu_ms"][tools[1]]
         label = f"**{name}**" if name == "ALL" else name
-        lines.append(f"| {label} | {row['pages']} | {cells} | {ratio:.1f}× |")
+        lines.append(f"| {label} | {row['pages']} | {cells} | {ratio:.1f}× | {ours_ms:.1f} / {theirs_ms:.1f} ({theirs_ms / ours_ms:.1f}×) |")
+    return lines
+
+
+def report(speed, quality, memory, gate) -> str:
+    lines = speed_table(speed)
     lines.append("")
     ic, sa, tp = quality["icdar"], quality["sample"], quality["table_pages"]
     lines.append(f"Tables, ICDAR 2013 regions (IoU ≥ 0.5): {ic['tables']} in the ground truth, {ic['found']} found, recall {ic['recall']:.2f}, precision {ic['precision']:.2f}")
@@ -304,9 +325,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, default=REPO / "bench" / "out" / "pdf.json")
     parser.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--speed-only", nargs="*", metavar="FILE", help="time only these files (names in the corpus, or the sample's), no quality, memory or gating")
     args = parser.parse_args(argv)
     if args.memory_child:
         memory_child()
+        return 0
+    if args.speed_only is not None:
+        speed = time_tools(documents(args.speed_only or None), args.repeat)
+        print("\n".join(speed_table(speed)))
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"speed": speed, "cores": os.cpu_count()}, indent=1), encoding="utf-8")
         return 0
     memory = measure_memory()  # first, in a fresh child, before this process imports the other tools
     docs = documents()

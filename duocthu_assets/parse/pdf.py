@@ -69,6 +69,8 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         pages: list[PageContent] = []
         damaged: list[str] = []
         warnings: list[str] = []
+        attachments: list[str] = []  # the pages' file-attachment annotations, read while each page is open
+        annotations_readable = True  # until one page's annotations fail to read: the pages after it are not asked
         for page in doc:
             try:
                 content = read_page(page, ps)
@@ -80,9 +82,13 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             if notes:
                 warnings.append(f"page {page.number + 1}: damaged stream recovered ({notes[0]})")
             pages.append(content)
+            if annotations_readable:
+                found, annotations_readable = page_attachments(page)
+                attachments += found
+                take_stream_errors()  # what reading annotations made MuPDF say is not the next page's
         page_count = doc.page_count
         repaired = bool(getattr(doc, "is_repaired", False))
-        attached = embedded_files(doc)
+        attached = embedded_files(doc, attachments)
         if attached:  # issue 22: dropped silently before
             shown = ", ".join(attached[:5]) + (" …" if len(attached) > 5 else "")
             warnings.append(f"{len(attached)} embedded file(s) not extracted ({shown}) — a PDF's attachments are not read; "
@@ -149,19 +155,31 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
     )
 
 
-def embedded_files(doc) -> list[str]:
-    """Names of the files attached to a PDF: the document's embedded files
-    and the pages' file-attachment annotations."""
+def embedded_files(doc, attachments: list[str]) -> list[str]:
+    """Names of the files attached to a PDF: the document's embedded files,
+    then ``attachments``, the pages' file-attachment annotations
+    (:func:`page_attachments`, read while the pages are open for their
+    text: opening every page a second time for them cost a 1-page file a
+    twentieth of its parse)."""
+    try:
+        names = [str(n) for n in doc.embfile_names()]
+    except Exception:  # noqa: BLE001 - best effort: a damaged name table must not fail the parse
+        return []
+    return names + attachments
+
+
+def page_attachments(page) -> tuple[list[str], bool]:
+    """The names of a page's file-attachment annotations, and whether its
+    annotations could all be read (best effort: a damaged annotation must
+    not fail the parse; the names before it are kept)."""
     names: list[str] = []
     try:
-        names += [str(n) for n in doc.embfile_names()]
-        for page in doc:
-            for annot in page.annots() or []:
-                if annot.type[1] == "FileAttachment":
-                    names.append(str(annot.file_info.get("filename") or f"page {page.number + 1} attachment"))
-    except Exception:  # noqa: BLE001 - best effort: a damaged name table must not fail the parse
-        pass
-    return names
+        for annot in page.annots() or []:
+            if annot.type[1] == "FileAttachment":
+                names.append(str(annot.file_info.get("filename") or f"page {page.number + 1} attachment"))
+    except Exception:  # noqa: BLE001
+        return names, False
+    return names, True
 
 
 def account_page(content: PageContent, furniture: PageFurniture, layout: PageLayout) -> tuple[PageAccount, list[Furniture]]:
@@ -207,11 +225,34 @@ def own_page_labels(doc) -> list[str] | None:
     """The label of every page from the PDF's own ``/PageLabels`` (``xii``,
     ``A-42``), or None when the document declares none."""
     try:
-        if not doc.get_page_labels():
+        rules = doc.get_page_labels()
+        if not rules:
             return None
-        return [page.get_label() or "" for page in doc]
+        return labels_from_rules(rules, doc.page_count)
     except Exception:  # noqa: BLE001 - a malformed /PageLabels tree: read the printed numbers instead
         return None
+
+
+def labels_from_rules(rules: list[dict], page_count: int) -> list[str]:
+    """Each page's label from the ``/PageLabels`` rules as
+    ``Document.get_page_labels()`` lists them, computed the way PyMuPDF's
+    ``Page.get_label`` does (the rule with the last start page at or before
+    the page; no rule: no label), but from one read of the tree:
+    ``get_label`` reads the whole tree again for every page."""
+    ordered = sorted(rules, key=lambda r: r["startpage"])
+    labels: list[str] = []
+    k = -1
+    for pno in range(page_count):
+        while k + 1 < len(ordered) and ordered[k + 1]["startpage"] <= pno:
+            k += 1
+        if k < 0:
+            labels.append("")
+            continue
+        rule = ordered[k]
+        style = rule.get("style", "")
+        number = pno - rule["startpage"] + rule["firstpagenum"] - (1 if style in ("a", "A") else 0)
+        labels.append(pymupdf.utils.construct_label(style, rule.get("prefix", ""), number) or "")
+    return labels
 
 
 # --- one page ---------------------------------------------------------------------------

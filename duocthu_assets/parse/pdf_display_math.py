@@ -29,7 +29,7 @@ import re
 from ..model import BlockKind, BlockShape
 from .pdf_candidates import BlockCandidate
 from .pdf_geometry import union
-from .pdf_leaks import _bad_glyph, _fragment_token, _math_char, unmark
+from .pdf_leaks import BAD_GLYPH, MATH_CHAR, _bad_glyph, _fragment_token, unmark
 from .pdf_page import Fragment
 from .pdf_table_scoring import row_box, text_rows
 
@@ -44,7 +44,7 @@ def may_hold_math(fragments: list[Fragment]) -> bool:
     or a line that is one relation holding a marked superscript or subscript
     (``a^2 + 8 = 12``, :func:`_scripted_equation`)."""
     for f in fragments:
-        if EQUATION_NUMBER.match(f.text.strip()) or any(_math_char(c) or _bad_glyph(c) for c in f.text):
+        if EQUATION_NUMBER.match(f.text.strip()) or MATH_CHAR.search(f.text) or BAD_GLYPH.search(f.text):
             return True
         if _scripted_equation([f]):
             return True
@@ -64,17 +64,17 @@ def _is_word(token: str) -> bool:
     """A word of running text (or a function name like ``exp(−ϵ)``): three
     or more letters, two of them together, and no math sign;
     ``c(X1,Y1)``, a script's index of lone letters, is not one."""
-    return sum(c.isalpha() for c in token) >= 3 and bool(_LETTER_PAIR.search(token)) and not any(_math_char(c) for c in token)
+    return bool(_LETTER_PAIR.search(token)) and not MATH_CHAR.search(token) and sum(c.isalpha() for c in token) >= 3
 
 
 def _words(text: str) -> int:
     return sum(1 for t in text.split() if _is_word(t))
 
 
-def _strong(ch: str) -> bool:
+def _strong(text: str) -> bool:
     """A math operator that does not occur in tables of numbers (the minus
-    sign U+2212 does)."""
-    return _math_char(ch) and ch != "\u2212"
+    sign U+2212 does) in ``text``."""
+    return MATH_CHAR.search(text.replace("\u2212", "")) is not None
 
 
 def _variable(token: str) -> bool:
@@ -110,7 +110,7 @@ def is_math_row(row: list[Fragment]) -> bool:
     text = " ".join(tokens)
     if not tokens or _words(text) > MAX_WORDS:
         return False
-    if any(_strong(c) for c in text) or sum(_bad_glyph(c) for c in text) >= 2:
+    if _strong(text) or len(BAD_GLYPH.findall(text)) >= 2:
         return True
     if not any(_variable(t) for t in tokens) and "=" not in text:
         return False  # a row of numbers and dashes is a table's
@@ -125,8 +125,9 @@ def _own_column(row: list[Fragment]) -> list[Fragment]:
     display formula in one column shares its text row with the prose of
     the other. A line of running text that the rest of the row touches is
     kept (inline math stays inline)."""
-    prose = [f for f in row if _words(f.text) > MAX_WORDS]
-    rest = [f for f in row if _words(f.text) <= MAX_WORDS]
+    running = [_words(f.text) > MAX_WORDS for f in row]
+    prose = [f for f, r in zip(row, running) if r]
+    rest = [f for f, r in zip(row, running) if not r]
     if not prose or not rest:
         return row
     near = [f for f in rest if any(max(p.bbox[0] - f.bbox[2], f.bbox[0] - p.bbox[2]) < GUTTER for p in prose)]

@@ -94,14 +94,15 @@ def furniture_key(text: str) -> str:
     return _SPACES.sub(" ", _DIGITS.sub("#", text.lower())).strip()
 
 
-def band_rows(page: PageContent, settings: PdfSettings) -> list[BandRow]:
-    """Rows in the top/bottom bands that stand apart from the rest of the page."""
+def band_rows(page: PageContent, settings: PdfSettings, rows: list[list[int]] | None = None) -> list[BandRow]:
+    """Rows in the top/bottom bands that stand apart from the rest of the
+    page (``rows``: the page's :func:`_rows`, when already known)."""
     frags = page.fragments
     if not frags:
         return []
     top_limit = page.height * settings.furniture_band_frac
     bottom_limit = page.height * (1 - settings.furniture_band_frac)
-    rows = _rows(frags)
+    rows = _rows(frags) if rows is None else rows
     out: list[BandRow] = []
     # from the top down: the leading rows inside the band, split where whitespace separates
     out += _separated_rows(rows, frags, page.rules, settings, lambda r: _row_box(r, frags)[3] <= top_limit, top=True)
@@ -194,7 +195,9 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
     return out
 
 
-def numbers_in_place(pages: list[PageContent], rows_by_page: list[list[BandRow]], settings: PdfSettings) -> list[list[BandRow]]:
+def numbers_in_place(
+    pages: list[PageContent], rows_by_page: list[list[BandRow]], settings: PdfSettings, page_rows: list[list[list[int]]] | None = None
+) -> list[list[BandRow]]:
     """Add to each page's band rows a lone page number that the band rule
     missed, at the place where another page prints its lone page number: one
     short number alone on its row, a line of whitespace from the body, at the
@@ -214,10 +217,10 @@ def numbers_in_place(pages: list[PageContent], rows_by_page: list[list[BandRow]]
     if not places:
         return rows_by_page
     out = []
-    for page, rows in zip(pages, rows_by_page):
+    for k, (page, rows) in enumerate(zip(pages, rows_by_page)):
         taken = {i for row in rows for i in row.indices}
         added = []
-        for top, index, outermost in _lone_number_rows(page, settings):
+        for top, index, outermost in _lone_number_rows(page, settings, page_rows[k] if page_rows is not None else None):
             box = page.fragments[index].bbox
             if index not in taken and any(other is not page and _same_place(page, box, other, b, settings.repeat_position_tol) for other, b in places):
                 added.append(BandRow((index,), top, outermost))
@@ -230,13 +233,13 @@ def _lone_number(text: str) -> bool:
     return number is not None and len(number.label) <= MAX_LONE_PAGE_DIGITS
 
 
-def _lone_number_rows(page: PageContent, settings: PdfSettings) -> list[tuple[bool, int, bool]]:
+def _lone_number_rows(page: PageContent, settings: PdfSettings, rows: list[list[int]] | None = None) -> list[tuple[bool, int, bool]]:
     """(upper half, fragment, outermost) for each row of the page that is one
     short number alone, a line of whitespace (``furniture_gap_em``) from the
     next row towards the middle of the page. It may have rows outside it: a
     paper's first page prints its conference line under its page number."""
     frags = page.fragments
-    rows = _rows(frags)
+    rows = _rows(frags) if rows is None else rows
     out = []
     for k, row in enumerate(rows):
         if len(row) != 1 or not _lone_number(frags[row[0]].text):
@@ -262,7 +265,7 @@ def _same_place(page: PageContent, box, other: PageContent, other_box, tol: floa
     return (from_top or from_bottom) and across
 
 
-def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[int]]:
+def repeated_lines(pages: list[PageContent], settings: PdfSettings, page_rows: list[list[list[int]]] | None = None) -> list[set[int]]:
     """Per page, the fragments repeated at the same place on most pages,
     wherever on the page they sit: the same text, digits aside (a page
     counter, a date), within ``repeat_position_tol`` of the same baseline and
@@ -307,7 +310,7 @@ def repeated_lines(pages: list[PageContent], settings: PdfSettings) -> list[set[
             if len(same_place) >= (need if in_band else need_anywhere):
                 out[k].add(i)
     for k, page in enumerate(pages):
-        for row in _rows(page.fragments):
+        for row in _rows(page.fragments) if page_rows is None else page_rows[k]:
             if len(row) > settings.furniture_max_fragments and not all(i in out[k] for i in row):
                 out[k].difference_update(row)  # a table row with a repeated cell (a date column) is not furniture
         rows = {round((page.fragments[i].bbox[1] + page.fragments[i].bbox[3]) / 2 / tol) for i in out[k]}
@@ -354,14 +357,15 @@ def detect_furniture(
     on most pages (:func:`repeated_lines`). The printed page comes from the
     PDF's own ``/PageLabels`` (``own_labels``) when it has them, else from
     :func:`resolve_page_numbers`."""
-    rows_by_page = numbers_in_place(pages, [band_rows(p, settings) for p in pages], settings)
+    page_rows = [_rows(p.fragments) for p in pages]  # once per page: the band, page-number and repeat passes all read them
+    rows_by_page = numbers_in_place(pages, [band_rows(p, settings, rows) for p, rows in zip(pages, page_rows)], settings, page_rows)
     seen = _recurrence(pages, rows_by_page)
     min_repeats = settings.furniture_min_repeats
 
     def recurring(page: PageContent, row: BandRow) -> bool:
         return any(len(seen.get((row.top, furniture_key(page.fragments[i].text)), ())) >= min_repeats for i in row.indices)
 
-    repeated = repeated_lines(pages, settings)
+    repeated = repeated_lines(pages, settings, page_rows)
     stamps = [margin_stamps(page) for page in pages]
     candidates: list[list[tuple[PageNumber, frozenset[int]]]] = []
     for page, rows, extra, beside in zip(pages, rows_by_page, repeated, stamps):

@@ -138,6 +138,7 @@ def _gutters(items: list[Item], settings: PdfSettings) -> list[tuple[float, floa
 
 
 WIDE_LINE_FRAC = 0.7  # a line of running text fills most of its column
+RUNNING_FRAC = 0.4  # ... and a side of running text has this share of lines of many words
 
 
 def _side_is_prose(frags: list[Fragment], min_words: float) -> bool:
@@ -151,7 +152,7 @@ def _side_is_prose(frags: list[Fragment], min_words: float) -> bool:
     width = max(x1 - x0, 1.0)
     long = sum(1 for f in frags if len(f.words) >= min_words)
     wide = sum(1 for f in frags if f.bbox[2] - f.bbox[0] >= WIDE_LINE_FRAC * width)
-    return sum(len(f.words) for f in frags) >= min_words and long >= 0.4 * len(frags) and wide >= 0.5 * len(frags)
+    return sum(len(f.words) for f in frags) >= min_words and long >= RUNNING_FRAC * len(frags) and wide >= 0.5 * len(frags)
 
 
 SIDE_HEADING_MAX_WORDS = 4  # a side heading's line is short
@@ -229,6 +230,8 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tu
     """The first gutter whose two sides carry running text (a side of lifted
     blocks only is allowed beside running text), with at least
     ``min_lines`` fragments in all."""
+    if not _may_have_prose_sides([i.fragment for i in items if i.fragment is not None], settings.column_min_words):
+        return None
     for a, b in _gutters(items, settings):
         left = [i for i in items if i.bbox[2] <= a + 0.5]
         right = [i for i in items if i.bbox[0] >= b - 0.5]
@@ -247,6 +250,32 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tu
         if left_ok and right_ok:
             return (a, b)
     return None
+
+
+def _may_have_prose_sides(frags: list[Fragment], min_words: float) -> bool:
+    """Whether any split of ``frags`` could pass :func:`prose_gutter`'s
+    tests: a side of running text has at least ``RUNNING_FRAC`` of its
+    lines of ``min_words`` words (:func:`_side_is_prose`), so two such sides
+    have that share of all the lines; side headings need two short bold
+    lines beside two running lines (:func:`side_headings`), and every line
+    of a side of side headings is one, among them the leftmost line and the
+    lines starting within its width (they are left of any gutter that has
+    a line on its left). A necessary condition, in one pass:
+    :func:`group_slabs` asks again each time a slab joins a one-column
+    group, and a long table's rows of short cells went through every gutter
+    of the grown group each time (a seventh of ``camelot__budget.pdf``'s
+    parse). Pure."""
+    running = sum(1 for f in frags if len(f.words) >= min_words)
+    if running >= RUNNING_FRAC * len(frags) - 1e-6:
+        return True
+    if running < SIDE_HEADING_MIN_LINES:
+        return False
+
+    def head(f: Fragment) -> bool:
+        return f.bold and len(f.words) <= SIDE_HEADING_MAX_WORDS
+
+    lead = min(frags, key=lambda f: f.bbox[0])
+    return all(head(f) for f in frags if f.bbox[0] <= lead.bbox[2]) and sum(1 for f in frags if head(f)) >= SIDE_HEADING_MIN_LINES
 
 
 def _common_gutter(items: list[Item], gutter: tuple[float, float], settings: PdfSettings) -> tuple[float, float] | None:

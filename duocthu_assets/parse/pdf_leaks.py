@@ -264,6 +264,13 @@ def _math_char(ch: str) -> bool:
     )
 
 
+# the characters of _bad_glyph and _math_char as one character class each: a
+# text is searched once instead of a call per character (the gates run on
+# every character of every page)
+BAD_GLYPH = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
+MATH_CHAR = re.compile("[\u2200-\u22ff\u27c0-\u27ef\u2980-\u2aff\U0001d400-\U0001d7ff\u239b-\u23b3]")
+
+
 def _latin_or_greek(ch: str) -> bool:
     o = ord(ch)
     return ch.isalpha() and (o < 0x250 or 0x370 <= o <= 0x3FF or 0x1E00 <= o <= 0x1FFF)
@@ -287,7 +294,7 @@ def _fragment_token(token: str) -> bool:
     scripts (Arabic ``ج``, Hangul syllables). Script marks are read through
     (``x^2`` is the piece ``x2``)."""
     token = unmark(token)
-    if any(_bad_glyph(c) or _math_char(c) for c in token):
+    if BAD_GLYPH.search(token) or MATH_CHAR.search(token):
         return True
     if not any(c.isalnum() for c in token):
         return True
