@@ -121,3 +121,22 @@ def test_corpus_inline_fractions():
     assert all(a.accounted for a in ieee.page_accounts)
     aaai = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()
     assert {(page, text) for page, text, _ in stacked_pairs_in(aaai, [7])} >= {(7, "d / 2")}
+
+
+def test_a_fraction_in_the_lines_own_size_over_a_fitted_bar_is_a_barred_pair():
+    """``df/dx`` set in the text's size (a display in prose): not joined (no
+    script size proves it), found over its bar; an underlined word with a
+    longer line under it is not."""
+    from duocthu_assets.parse.pdf_fractions import barred_pairs
+    from duocthu_assets.parse.pdf_page import Rule
+
+    df = Word("df", (292.2, 483.8, 304.5, 495.7), 12.0, False, False, 0)
+    dx = Word("dx", (292.4, 500.1, 305.5, 512.0), 12.0, False, False, 1)
+    bar = Rule(292.2, 497.8, 305.8, 497.8, True)
+    assert [p.text for p in barred_pairs([make_fragment([df], 0), make_fragment([dx], 1)], [bar])] == ["df / dx"]
+    joined = Word("(df)/(dx)", (292.2, 483.8, 305.8, 512.0), 12.0, False, False, 0, False, "dfdx", "    ")
+    assert barred_pairs([make_fragment([joined], 0)], [bar]) == []  # a fraction already joined spans its bar
+    heading = Word("Dosage", (72, 90, 110, 100), 10.0, False, False, 0)
+    under = Rule(72, 101.5, 110, 101.5, True)
+    below = Word("Adults:", (72, 103, 114, 113), 10.0, False, False, 1)  # the next line's word runs past the underline
+    assert barred_pairs([make_fragment([heading], 0), make_fragment([below], 1)], [under]) == []

@@ -592,8 +592,9 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     :func:`.pdf_fractions.join_inline_fractions`), and a pair is resolved
     when one word holds both spans. So is a short span over a short drawn
     bar and one under it (:func:`.pdf_fractions.barred_pairs`: a fraction
-    set in the line's own size). Only a page whose spans hold such a pair
-    is read so. Boxes in the parser's coordinates."""
+    set in the line's own size). A pair within :data:`FIGURE_LABEL_GAP` of
+    a raster image is a figure's labels, read as printed. Only a page whose
+    spans hold such a pair is read so. Boxes in the parser's coordinates."""
     from .pdf_engine import open_pdf
     from .pdf_fractions import barred_pairs, fraction_bars, join_inline_fractions, stacked_pairs
     from .pdf_page import TEXT_FLAGS, _transform, attach_script_fragments, read_page, read_rules, reading_matrix, unrotated_size
@@ -625,6 +626,9 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
             def box(b):
                 return b if matrix is None else _transform(b, matrix)
 
+            # a figure's labels beside its raster images are read as printed (figure_labels)
+            images = [tuple(info["bbox"]) for info in page.get_image_info()]
+            pairs = [p for p in pairs if not any(contains_point(img, *center(p.bbox), pad=FIGURE_LABEL_GAP) for img in images)]
             seen: set[tuple] = set()
             for pair in pairs:
                 upper = _holder(fragments, box(pair.upper.bbox), pair.upper.text)
