@@ -367,6 +367,7 @@ def flattened_math(text: str) -> str | None:
 # --- figure labels ---------------------------------------------------------------
 
 FIGURE_LABEL_GAP = 12.0  # points: a label this close to a figure's raster image belongs to it
+FIGURE_MIN_SIDE = 4.0  # points: a raster image thinner than this is a rule, not a figure
 
 
 def figure_labels(fragments: list[Fragment], images: list[BBox], window: list[str]) -> bool:
@@ -627,7 +628,8 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
                 return b if matrix is None else _transform(b, matrix)
 
             # a figure's labels beside its raster images are read as printed (figure_labels)
-            images = [tuple(info["bbox"]) for info in page.get_image_info()]
+            # (an image a point or two thin is a rule or a fraction bar drawn as a picture: aaai p. 7's ``d/2``)
+            images = [b for b in (tuple(info["bbox"]) for info in page.get_image_info()) if min(b[2] - b[0], b[3] - b[1]) > FIGURE_MIN_SIDE]
             pairs = [p for p in pairs if not any(contains_point(img, *center(p.bbox), pad=FIGURE_LABEL_GAP) for img in images)]
             seen: set[tuple] = set()
             for pair in pairs:
