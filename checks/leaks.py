@@ -20,11 +20,18 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   page reader could not give back to its line (so it reads ``x 3``, never
   ``x^3``) fails it too, named with its page and text, when it lies in a
   prose chunk (:func:`duocthu_assets.parse.pdf_leaks.loose_scripts_in`).
+  So does a pair of small words set one over the other beside a line's
+  text and read as two words (a fraction whose bar could not be proven —
+  ``⌊d/2⌋`` reads ``d 2`` —, a binomial coefficient, stacked scripts not
+  joined to their base): an inline fraction *with* a drawn bar is written
+  ``a/b`` in its line by the parser
+  (:mod:`duocthu_assets.parse.pdf_fractions`), so what is left is what it
+  could not prove (:func:`duocthu_assets.parse.pdf_leaks.stacked_pairs_in`).
 """
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables, loose_scripts_in
+from duocthu_assets.parse.pdf_leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables, loose_scripts_in, stacked_pairs_in
 
 from .adr0006 import normalize_for_leaks
 from .rules import DocumentRows, Row, Rule, RuleResult
@@ -96,16 +103,21 @@ def _is_pdf(rows: DocumentRows) -> bool:
 
 
 def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
-    """``(chunk, page, script)`` for each script MuPDF set on a line of its
-    own that the page reader left apart, inside a prose chunk's region on
-    its page and outside every lifted block."""
+    """``(chunk, page, what)`` for each script MuPDF set on a line of its
+    own that the page reader left apart, and each pair of small words
+    stacked one over the other that it leaves as two words (a fraction it
+    could not prove, :func:`duocthu_assets.parse.pdf_leaks.stacked_pairs_in`),
+    inside a prose chunk's region on its page and outside every lifted
+    block."""
     chunks = _prose_chunks(rows)
     if not chunks or not rows.source or not _is_pdf(rows):
         return []
     pages = sorted({p for c in chunks for p in _pages(c)})
     blocks = [(b["page_no"], tuple(b["bbox"])) for b in rows.blocks if b.get("bbox") is not None]
     out = []
-    for page, text, bbox in loose_scripts_in(rows.source, pages):
+    loose = [(page, f"a script set on a line of its own, unmarked: {text!r}", bbox) for page, text, bbox in loose_scripts_in(rows.source, pages)]
+    stacked = [(page, f"two words stacked, read apart (a fraction without a bar, a binomial, stacked scripts): {text!r}", bbox) for page, text, bbox in stacked_pairs_in(rows.source, pages)]
+    for page, text, bbox in loose + stacked:
         if any(p == page and _overlaps(b, bbox) for p, b in blocks):
             continue
         for chunk in chunks:
@@ -136,7 +148,7 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
                 listings.append(chunk)
         bad = [(c, why) for c, why in bad if c not in labels and c not in listings]
         for chunk, page, text in unmarked_scripts(rows):
-            bad.append((chunk, f"p{page}: a script set on a line of its own, unmarked: {text!r}"))
+            bad.append((chunk, f"p{page}: {text}"))
     result = RuleResult.from_offenders(
         (c["chunk_id"] for c, _ in bad),
         "prose chunks holding flattened math or an unreadable text layer",
@@ -149,7 +161,7 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
         if listings:
             message += f"; code listings in a fixed-pitch face, read as printed, not math: {_shown(listings)}"
         return RuleResult(True, message=message) if labels or listings else result
-    shown = "; ".join(f"{_page_span(_pages(c))} {c['chunk_id']}: {why[:120]}" for c, why in bad[:5])
+    shown = "; ".join(f"{_page_span(_pages(c))} {c['chunk_id']}: {why[:200]}" for c, why in bad[:5])
     return RuleResult(False, result.count, result.offending_ids, result.pages, f"{result.message} — {shown}")
 
 

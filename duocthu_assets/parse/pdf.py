@@ -33,6 +33,7 @@ from .pdf_furniture import PageFurniture, detect_furniture, is_rotated
 from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
+from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_page import Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
@@ -315,6 +316,7 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     lifted = list(rule_blocks.blocks) if rule_blocks else []
     remaining = [f for f in body if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted)]
     remaining = attach_script_fragments(remaining, content.script_hosts)  # scripts MuPDF set apart, back in their prose line
+    remaining = join_inline_fractions(remaining, fraction_bars(content))  # a fraction set in a prose line: ``a/b`` in it
     drawings = Drawings(content.graphics, rule_blocks.horizontal, rule_blocks.vertical) if rule_blocks else Drawings(content.graphics)
     leaves = order_page(remaining, lifted, settings, body_size, drawings)
     block_fragments: dict[int, tuple[Fragment, ...]] = {}

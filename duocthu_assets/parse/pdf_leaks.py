@@ -367,6 +367,7 @@ def flattened_math(text: str) -> str | None:
 # --- figure labels ---------------------------------------------------------------
 
 FIGURE_LABEL_GAP = 12.0  # points: a label this close to a figure's raster image belongs to it
+FIGURE_MIN_SIDE = 4.0  # points: a raster image thinner than this is a rule, not a figure
 
 
 def figure_labels(fragments: list[Fragment], images: list[BBox], window: list[str]) -> bool:
@@ -543,6 +544,101 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
             if loose:
                 matrix = reading_matrix(page_dict, *unrotated_size(page))
                 found += [(page_no, s.text, _transform(s.bbox, matrix)) for s in loose]
+    finally:
+        doc.close()
+    return found
+
+
+def _span_words(page_dict: dict) -> list:
+    """A page's non-blank spans running left to right as one-line
+    fragments of words (a cheap stand-in for its words, for a first pass)."""
+    from .pdf_page import Word, make_fragment
+
+    out = []
+    for block in page_dict["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        for line in block["lines"]:
+            if tuple(round(v) for v in line.get("dir", (1, 0))) != (1, 0):
+                continue
+            for sp in line["spans"]:
+                text = sp["text"].strip()
+                if text:
+                    out.append(Word(text, tuple(sp["bbox"]), float(sp["size"]), False, False, -1))
+    return [make_fragment(out, -1)] if out else []
+
+
+def _holder(fragments: list, box: BBox, text: str):
+    """The word of ``fragments`` over the middle of ``box`` that holds ``text``
+    (its blanks aside: a numerator of several words is one fraction word)."""
+    x, y = center(box)
+    text = "".join(text.split())
+    for f in fragments:
+        if not contains_point(f.bbox, x, y, pad=0.5):
+            continue
+        for w in f.words:
+            if contains_point(w.bbox, x, y, pad=0.5) and text in w.source:
+                return w
+    return None
+
+
+def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
+    """``(page_no, "upper / lower", bbox)`` for each pair of small spans
+    set one over the other beside a line's word
+    (:func:`.pdf_fractions.stacked_pairs`: a fraction, a binomial
+    coefficient, stacked scripts) on the pages ``page_nos`` that the page
+    reader leaves in two words: the page is read as the parser reads prose
+    (scripts set apart joined to their line, inline fractions joined:
+    :func:`.pdf_page.attach_script_fragments`,
+    :func:`.pdf_fractions.join_inline_fractions`), and a pair is resolved
+    when one word holds both spans. So is a short span over a short drawn
+    bar and one under it (:func:`.pdf_fractions.barred_pairs`: a fraction
+    set in the line's own size). A pair within :data:`FIGURE_LABEL_GAP` of
+    a raster image is a figure's labels, read as printed. Only a page whose
+    spans hold such a pair is read so. Boxes in the parser's coordinates."""
+    from .pdf_engine import open_pdf
+    from .pdf_fractions import barred_pairs, fraction_bars, join_inline_fractions, stacked_pairs
+    from .pdf_page import TEXT_FLAGS, _transform, attach_script_fragments, read_page, read_rules, reading_matrix, unrotated_size
+    from .pdf_settings import resolve_pdf_settings
+
+    settings = resolve_pdf_settings(None)
+    found: list[tuple[int, str, BBox]] = []
+    doc = open_pdf(data)
+    try:
+        for page_no in sorted(set(page_nos)):
+            if not 1 <= page_no <= doc.page_count:
+                continue
+            page = doc[page_no - 1]
+            page_dict = page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
+            spans = _span_words(page_dict)
+            if not spans:
+                continue
+            pairs = stacked_pairs(spans)
+            short: list = []
+            rules, _, _ = read_rules(page, None, settings, short)
+            pairs += barred_pairs(spans, short + [r for r in rules if r.horizontal])
+            if not pairs:
+                continue
+            matrix = reading_matrix(page_dict, *unrotated_size(page))
+            content = read_page(page, settings)
+            fragments = attach_script_fragments(list(content.fragments), content.script_hosts)
+            fragments = join_inline_fractions(fragments, fraction_bars(content))
+
+            def box(b):
+                return b if matrix is None else _transform(b, matrix)
+
+            # a figure's labels beside its raster images are read as printed (figure_labels)
+            # (an image a point or two thin is a rule or a fraction bar drawn as a picture: aaai p. 7's ``d/2``)
+            images = [b for b in (tuple(info["bbox"]) for info in page.get_image_info()) if min(b[2] - b[0], b[3] - b[1]) > FIGURE_MIN_SIDE]
+            pairs = [p for p in pairs if not any(contains_point(img, *center(p.bbox), pad=FIGURE_LABEL_GAP) for img in images)]
+            seen: set[tuple] = set()
+            for pair in pairs:
+                upper = _holder(fragments, box(pair.upper.bbox), pair.upper.text)
+                lower = _holder(fragments, box(pair.lower.bbox), pair.lower.text)
+                where = tuple(round(v) for v in pair.bbox)
+                if (upper is None or lower is None or upper is not lower) and where not in seen:
+                    seen.add(where)
+                    found.append((page_no, pair.text, box(pair.bbox)))
     finally:
         doc.close()
     return found

@@ -160,6 +160,8 @@ class PageContent:
     sideways_matrix: object = None  # the quarter turn from the page to that frame
     # script lines MuPDF set apart from their text line → that line (pdf_scripts), joined in prose
     script_hosts: dict[int, int] = field(default_factory=dict)
+    # horizontal strokes shorter than a rule (``rule_min_length``): inline fraction bars (pdf_fractions)
+    bars: tuple[Rule, ...] = ()
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -621,12 +623,13 @@ def is_rtl(fragment: Fragment) -> bool:
     return any(lo <= ord(c) <= hi for c in fragment.text for lo, hi in _RTL_RANGES)
 
 
-def read_rules(page, matrix, settings: PdfSettings) -> tuple[list[Rule], list[BBox], int]:
+def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = None) -> tuple[list[Rule], list[BBox], int]:
     """Horizontal and vertical segments of the page's vector graphics, the
     boxes of paths drawn with curves or slanted lines (plots, figures), and
     the number of paths. Invisible paths (white fill, zero opacity) and
     page-sized backgrounds are skipped; a rectangle contributes its four
-    edges."""
+    edges. ``bars``, when given, receives the horizontal strokes too short
+    to be rules (an inline fraction's bar, :data:`BAR_MIN_LENGTH` and up)."""
     rules: list[Rule] = []
     graphics: list[BBox] = []
     paths = page.get_cdrawings()
@@ -646,7 +649,7 @@ def read_rules(page, matrix, settings: PdfSettings) -> tuple[list[Rule], list[BB
             if op == "l":
                 (ax, ay), (bx, by) = item[1], item[2]
                 box = _transform((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)), matrix)
-                _add_segment(rules, box, thick, settings.rule_min_length)
+                _add_segment(rules, box, thick, settings.rule_min_length, bars)
             elif op in ("re", "qu"):
                 if op == "re":
                     box = _transform(item[1], matrix)
@@ -659,11 +662,11 @@ def read_rules(page, matrix, settings: PdfSettings) -> tuple[list[Rule], list[BB
                 if w * h > 0.6 * page_area:
                     continue  # page background or frame
                 if h <= thick or w <= thick:
-                    _add_segment(rules, box, thick, settings.rule_min_length)
+                    _add_segment(rules, box, thick, settings.rule_min_length, bars)
                 else:
                     x0, y0, x1, y1 = box
                     for edge in ((x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1), (x1, y0, x1, y1)):
-                        _add_segment(rules, edge, thick, settings.rule_min_length)
+                        _add_segment(rules, edge, thick, settings.rule_min_length, bars)
     return rules, graphics, len(paths)
 
 
@@ -671,12 +674,18 @@ def _is_white(color) -> bool:
     return color is not None and len(color) >= 1 and all(c >= 0.97 for c in color)
 
 
-def _add_segment(rules: list[Rule], box: BBox, thick: float, min_length: float) -> None:
+BAR_MIN_LENGTH = 1.5  # points: a horizontal stroke this long and up, shorter than a rule, may be a fraction bar
+
+
+def _add_segment(rules: list[Rule], box: BBox, thick: float, min_length: float, bars: list[Rule] | None = None) -> None:
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     if h <= thick and w >= min_length and w > h:
         y = (y0 + y1) / 2
         rules.append(Rule(x0, y, x1, y, True))
+    elif bars is not None and h <= min(thick, 0.5 * w) and BAR_MIN_LENGTH <= w < min_length:
+        y = (y0 + y1) / 2
+        bars.append(Rule(x0, y, x1, y, True))
     elif w <= thick and h >= min_length and h > w:
         x = (x0 + x1) / 2
         rules.append(Rule(x, y0, x, y1, False))
@@ -724,7 +733,8 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         side_matrix = turn_matrix(sideways["direction"], width, height)
         side = sideways_region(page, side_words, side_matrix, width, height, settings)
     fragments = words_to_fragments(words, settings)
-    rules, graphics, path_count = read_rules(page, matrix, settings)
+    bars: list[Rule] = []
+    rules, graphics, path_count = read_rules(page, matrix, settings, bars)
     char_count = sum(len(w.source) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
     return PageContent(
@@ -741,6 +751,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         image_cover=cover,
         unmapped=unmapped,
         script_hosts=script_hosts,
+        bars=tuple(bars),
     )
 
 

@@ -1,0 +1,142 @@
+"""Inline stacked fractions in prose (issue 15 item 2): written ``a/b`` in
+their line when a drawn bar proves them, loud (leak_02) when nothing does."""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.leaks import flattened_math_in_prose
+from checks.rules import DocumentRows
+from duocthu_assets.model import Format
+from duocthu_assets.parse import parse_document
+from duocthu_assets.parse.pdf_engine import pymupdf
+from duocthu_assets.parse.pdf_fractions import fraction_text, stacked_pairs
+from duocthu_assets.parse.pdf_leaks import stacked_pairs_in
+from duocthu_assets.parse.pdf_page import Word, make_fragment
+from duocthu_assets.settings import Settings
+
+from .conftest import corpus_path
+
+NUMERATOR = "(140 - age) x weight"
+DENOMINATOR = "72 x SCr"
+
+
+def _word(text: str, bbox, size: float = 7.0, marks: str = "") -> Word:
+    plain = "".join(c for c in text if c not in "^_{}") if marks else ""
+    return Word(text, bbox, size, False, False, 0, False, plain, marks)
+
+
+def test_the_convention_puts_more_than_one_character_or_number_in_parentheses():
+    def words(*texts):
+        return [_word(t, (10.0 * k, 0, 10.0 * k + 8, 7)) for k, t in enumerate(texts)]
+
+    assert fraction_text(words("d"), words("2")) == "d/2"
+    assert fraction_text(words("ϵ"), words("4γ")) == "ϵ/(4γ)"
+    assert fraction_text(words("1"), words("1", "+", "|x|^γ")) == "1/(1 + |x|^γ)"
+    assert fraction_text(words("12.5"), words("72", "x", "SCr")) == "12.5/(72 x SCr)"
+    # a word marked whole against the baseline of the line MuPDF put it on reads plain
+    assert fraction_text([_word("^ϵ", (0, 0, 3, 5), marks="^")], [_word("_{4γ}", (0, 6, 8, 11), marks="__")]) == "ϵ/(4γ)"
+
+
+def _inline_fraction_pdf(bar: bool = True) -> bytes:
+    """A dosing sentence with the Cockcroft-Gault fraction set inline: the
+    numerator and the denominator at 7 pt over and under a drawn bar on the
+    10 pt line's math axis; without ``bar``, the two stacked and nothing
+    between them."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = pymupdf.Font("tiro")
+
+    def put(x, y, text, size):
+        page.insert_text((x, y), text, fontsize=size, fontname="tiro")
+        return x + font.text_length(text, size)
+
+    put(72, 86, "Adjust the dose to the creatinine clearance of the patient, estimated as", 10)
+    x = put(72, 100, "CrCl = ", 10)
+    wn, wd = font.text_length(NUMERATOR, 7), font.text_length(DENOMINATOR, 7)
+    width = max(wn, wd) + 2
+    put(x + (width - wn) / 2, 95.6, NUMERATOR, 7)
+    put(x + (width - wd) / 2, 104.2, DENOMINATOR, 7)
+    if bar:
+        page.draw_line((x, 97.4), (x + width, 97.4), width=0.4)
+    put(x + width + 2, 100, " mL/min for an adult man.", 10)
+    put(72, 118, "A second line of prose follows the first one here and ends the paragraph.", 10)
+    return doc.tobytes()
+
+
+def _rows(data: bytes) -> tuple[DocumentRows, str]:
+    parsed = parse_document(data, Format.PDF, Settings())
+    text = " ".join(s.text for s in parsed.segments)
+    chunk = {"chunk_id": "d:s:1", "chunk_kind": "prose", "text": text, "regions": [{"page_no": 1, "bbox": (60, 70, 540, 125)}]}
+    return DocumentRows("d", raw={"format": "pdf"}, chunks=[chunk], source=data), text
+
+
+def test_an_inline_fraction_over_a_drawn_bar_is_written_in_its_line():
+    data = _inline_fraction_pdf()
+    parsed = parse_document(data, Format.PDF, Settings())
+    text = " ".join(s.text for s in parsed.segments)
+    assert f"CrCl = ({NUMERATOR})/({DENOMINATOR}) mL/min for an adult man." in text
+    assert "x SCr mL/min" not in text.replace(f"({DENOMINATOR})", "")  # never flattened next to the unit
+    (account,) = parsed.page_accounts
+    assert account.accounted and account.prose == account.chars_in  # the text layer's characters, all in prose
+    rows, _ = _rows(data)
+    assert flattened_math_in_prose(rows).passed
+    assert stacked_pairs_in(data, [1]) == []
+
+
+def test_a_stacked_pair_no_bar_proves_fails_leak_02_with_its_page_and_words():
+    data = _inline_fraction_pdf(bar=False)
+    rows, text = _rows(data)
+    assert f"({NUMERATOR})/" not in text  # no bar, no proof: not rewritten
+    result = flattened_math_in_prose(rows)
+    assert not result.passed and result.offending_ids == ("d:s:1",) and result.pages == (1,)
+    assert "p1: two words stacked, read apart (a fraction without a bar, a binomial, stacked scripts):" in result.message
+    assert f"'{NUMERATOR} / {DENOMINATOR}'" in result.message
+    # inside a lifted block, the pair is the block's
+    block = {"page_no": 1, "bbox": (60, 88, 540, 108), "kind": "formula"}
+    assert flattened_math_in_prose(DocumentRows("d", raw={"format": "pdf"}, chunks=rows.chunks, blocks=[block], source=data)).passed
+
+
+def test_lines_of_small_text_are_not_stacked_pairs():
+    """Two lines of a footnote set in the same small size stand over each
+    other with no larger word of a line between them: no pair."""
+    a = _word("see", (72, 90, 84, 97))
+    b = _word("note", (72, 98, 88, 105))
+    c = _word("also", (90, 90, 104, 97))
+    assert stacked_pairs([make_fragment([a, c], 0), make_fragment([b], 1)]) == []
+    host = Word("x", (60, 92, 66, 104), 10.0, False, False, 2)
+    assert [p.text for p in stacked_pairs([make_fragment([host], 2), make_fragment([a], 0), make_fragment([b], 1)])] == ["see / note"]
+
+
+@pytest.mark.corpus
+def test_corpus_inline_fractions():
+    """pdfminer issue 1061 (IEEE, p. 9): ``(ϵ/4γ, ϵ/γ)-admissible`` set with
+    drawn bars reads in its line (before: ``( ^ϵ`` / ``_{4γ} , ^ϵ`` /
+    ``_γ )-admissible`` in three paragraphs); papermage aaai p. 7:
+    ``2 × ⌊d/2⌋`` has no drawn bar (and its floor brackets have no Unicode
+    mapping), so ``d`` over ``2`` is found and named, never read ``d 2``
+    silently."""
+    ieee = parse_document(corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes(), Format.PDF, Settings())
+    assert "This noise distribution is ( ϵ/(4γ) , ϵ/γ )-admissible to achieve DP" in " ".join(s.text for s in ieee.segments)
+    assert all(a.accounted for a in ieee.page_accounts)
+    aaai = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()
+    assert {(page, text) for page, text, _ in stacked_pairs_in(aaai, [7])} >= {(7, "d / 2")}
+
+
+def test_a_fraction_in_the_lines_own_size_over_a_fitted_bar_is_a_barred_pair():
+    """``df/dx`` set in the text's size (a display in prose): not joined (no
+    script size proves it), found over its bar; an underlined word with a
+    longer line under it is not."""
+    from duocthu_assets.parse.pdf_fractions import barred_pairs
+    from duocthu_assets.parse.pdf_page import Rule
+
+    df = Word("df", (292.2, 483.8, 304.5, 495.7), 12.0, False, False, 0)
+    dx = Word("dx", (292.4, 500.1, 305.5, 512.0), 12.0, False, False, 1)
+    bar = Rule(292.2, 497.8, 305.8, 497.8, True)
+    assert [p.text for p in barred_pairs([make_fragment([df], 0), make_fragment([dx], 1)], [bar])] == ["df / dx"]
+    joined = Word("(df)/(dx)", (292.2, 483.8, 305.8, 512.0), 12.0, False, False, 0, False, "dfdx", "    ")
+    assert barred_pairs([make_fragment([joined], 0)], [bar]) == []  # a fraction already joined spans its bar
+    heading = Word("Dosage", (72, 90, 110, 100), 10.0, False, False, 0)
+    under = Rule(72, 101.5, 110, 101.5, True)
+    below = Word("Adults:", (72, 103, 114, 113), 10.0, False, False, 1)  # the next line's word runs past the underline
+    assert barred_pairs([make_fragment([heading], 0), make_fragment([below], 1)], [under]) == []
