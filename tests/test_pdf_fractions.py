@@ -140,3 +140,23 @@ def test_a_fraction_in_the_lines_own_size_over_a_fitted_bar_is_a_barred_pair():
     under = Rule(72, 101.5, 110, 101.5, True)
     below = Word("Adults:", (72, 103, 114, 113), 10.0, False, False, 1)  # the next line's word runs past the underline
     assert barred_pairs([make_fragment([heading], 0), make_fragment([below], 1)], [under]) == []
+
+
+@pytest.mark.corpus
+def test_display_fractions_read_into_lines_are_lifted_whole():
+    """IEEE p. 8: ``Pr(N = i) = (1−α)/(1+α) α^{|i|}`` — MuPDF reads the
+    numerator into the line (``Pr(N = i) = 1 −α``) and the denominator with
+    the power (``1 + αα^{|i|}.``), so no fragment is a numerator; the pair
+    over the bar proves the formula and its line holds no running text: it
+    is lifted whole (before: two prose lines, blocked by leak_02). The
+    formula sheet's ``d/dx(f + g) = df/dx + dg/dx`` likewise; its next
+    line (integrals) stays prose."""
+    from duocthu_assets.model import BlockKind
+
+    ieee = parse_document(corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes(), Format.PDF, Settings())
+    formulas = [b for b in ieee.blocks if b.kind == BlockKind.FORMULA and b.page_no == 8]
+    assert any("Pr(N = i) = 1 −α" in b.text and "1 + α" in b.text for b in formulas)
+    assert "Pr(N = i)" not in " ".join(s.text for s in ieee.segments)
+    sheet = parse_document(corpus_path("pymupdf__test_5049_formula_sheet.pdf").read_bytes(), Format.PDF, Settings())
+    assert any(b.kind == BlockKind.FORMULA and b.text.startswith("dx(f + g) = df") for b in sheet.blocks)
+    assert "df d dx" not in " ".join(s.text for s in sheet.segments)

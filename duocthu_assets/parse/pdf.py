@@ -311,7 +311,7 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     rules = usable_rules(content, body, furniture_frags)
     # gate: the rule-based finders only run on a page that draws lines (or types a fraction bar, or holds math)
     may_hold = bool(body) and (bool(rules) or bool(bar_fragments(body)) or may_hold_math(body))
-    rule_blocks = find_rule_blocks(rules, body, settings, body_size, content.graphics) if may_hold else None
+    rule_blocks = find_rule_blocks(rules, body, settings, body_size, content.graphics, content.bars) if may_hold else None
     rule_seconds = time.perf_counter() - started
     lifted = list(rule_blocks.blocks) if rule_blocks else []
     remaining = [f for f in body if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted)]

@@ -38,7 +38,7 @@ from .pdf_formulas import bar_fragments, find_fractions
 from .pdf_geometry import center, contains_point, union
 from .pdf_grids import Grid, bridge_rule_gaps, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
 from .pdf_page import Fragment, Rule
-from .pdf_display_math import find_display_math, may_hold_math
+from .pdf_display_math import find_display_math, find_stacked_math, may_hold_math
 from .pdf_extent import grow_down
 from .pdf_rule_tables import find_continued_parts, find_rule_bounded_tables
 from .pdf_settings import PdfSettings
@@ -56,12 +56,14 @@ class RuleBlocks:
     blocks: tuple[BlockCandidate, ...]
 
 
-def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: PdfSettings, body_size: float, graphics=()) -> RuleBlocks:
-    """Grid tables, rule-bounded tables and stacked fractions of one page."""
+def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: PdfSettings, body_size: float, graphics=(), short_bars=()) -> RuleBlocks:
+    """Grid tables, rule-bounded tables and stacked fractions of one page
+    (``short_bars``: strokes too short to be rules, fraction bars)."""
     if not rules:
         # fractions typed with a bar of ─── or ___ need no drawing
         typed = find_fractions([], fragments, settings) if bar_fragments(fragments) else []
         shown = find_display_math(_outside(fragments, typed)) if may_hold_math(fragments) else []
+        shown += find_stacked_math(_outside(fragments, typed + shown), list(short_bars)) if may_hold_math(fragments) else []
         found = [cover_fragments(b, fragments) for b in typed + shown]
         return RuleBlocks((), (), (), (), tuple(sorted(found, key=lambda b: (b.bbox[1], b.bbox[0]))))
     tol = settings.snap_tolerance
@@ -85,7 +87,9 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     fractions = find_fractions(bars, remaining, settings)
     blocks = blocks + fractions
     if may_hold_math(fragments):
-        blocks = blocks + find_display_math(_outside(remaining, fractions))
+        shown = find_display_math(_outside(remaining, fractions))
+        shown += find_stacked_math(_outside(remaining, fractions + shown), list(short_bars) + [r for r in horizontal if not any(inside_box(r.bbox, b.bbox) for b in blocks)])
+        blocks = blocks + shown
     blocks = [cover_rules(cover_fragments(b, fragments), horizontal) for b in blocks]
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
 

@@ -237,3 +237,73 @@ def find_display_math(fragments: list[Fragment]) -> list[BlockCandidate]:
                 continue
         out.append(BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, union(f.bbox for row in group for f in row), "display"))
     return out
+
+
+CHAIN_GAP = 15.0  # points: a formula's pieces along its line are at most this far apart
+PROSE_GAP = 6.0  # points: running text this close beside a formula's line makes it inline math
+
+
+def find_stacked_math(fragments: list[Fragment], bars: list) -> list[BlockCandidate]:
+    """Display formulas that MuPDF read into lines with their neighbours:
+    a numerator and a denominator stacked over each other
+    (:func:`.pdf_fractions.stacked_pairs`: set smaller than the line beside
+    them; :func:`.pdf_fractions.barred_pairs`: over and under a fitted bar),
+    with the fragments of no running text (at most :data:`MAX_WORDS` words)
+    chained to them along their line (at most :data:`CHAIN_GAP` apart,
+    overlapping the region's height by half their own). ``Pr(N = i) =
+    (1−α)/(1+α) α^{|i|}`` read as ``Pr(N = i) = 1 −α`` and ``1 + αα^{|i|}.``
+    is lifted whole. A pair in a fragment of running text, or with running
+    text within :data:`PROSE_GAP` beside its line, is inline math and is not
+    lifted (it is joined in its line,
+    :func:`.pdf_fractions.join_inline_fractions`, or named by ``leak_02``)."""
+    from .pdf_fractions import barred_pairs, stacked_pairs
+
+    pairs = stacked_pairs(fragments) + barred_pairs(fragments, bars)
+    if not pairs:
+        return []
+    running = {id(f) for f in fragments if _words(f.text) > MAX_WORDS}
+    starts = [f.bbox[0] for f in fragments if id(f) in running]  # where lines of running text start: a column's left edge
+    found = []
+    for pair in pairs:
+        region = [f for f in fragments if any(_centre_in(w.bbox, f.bbox) for w in (pair.upper, pair.lower))]
+        if not region or any(id(f) in running for f in region):
+            continue
+        tall = 3 * max(f.height for f in region)
+        box = union(f.bbox for f in region)
+        inline = False
+        grown = True
+        while grown and not inline:
+            grown = False
+            for f in fragments:
+                if f in region or f.height > tall:
+                    continue
+                if min(f.bbox[3], box[3]) - max(f.bbox[1], box[1]) < 0.5 * f.height:
+                    continue
+                gap = max(box[0] - f.bbox[2], f.bbox[0] - box[2])
+                if id(f) in running:
+                    if gap <= PROSE_GAP:
+                        inline = True
+                        break
+                    continue
+                if f.bbox[0] > box[2] and any(abs(f.bbox[0] - x) <= 2.0 for x in starts):
+                    continue  # the first piece of the next column's line
+                if gap <= CHAIN_GAP:
+                    region.append(f)
+                    box = union([box, f.bbox])
+                    grown = True
+        if not inline:
+            found.append(box)
+    merged: list = []
+    for box in sorted(found):
+        for k, other in enumerate(merged):
+            if min(box[2], other[2]) > max(box[0], other[0]) and min(box[3], other[3]) > max(box[1], other[1]):
+                merged[k] = union([box, other])
+                break
+        else:
+            merged.append(box)
+    return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "stacked") for b in merged]
+
+
+def _centre_in(inner, outer) -> bool:
+    x, y = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return outer[0] - 0.5 <= x <= outer[2] + 0.5 and outer[1] - 0.5 <= y <= outer[3] + 0.5
