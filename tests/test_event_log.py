@@ -158,13 +158,11 @@ def test_a_write_ahead_log_shrinks_back_after_a_checkpoint(tmp_path: Path):
 def plan_a_run_of_300_and_fail_one(writer) -> None:
     """What a run over 300 documents stores first (one planned event per check,
     listing all 300), then one document's failed evaluation."""
-    from dagster._core.definitions.asset_checks.asset_check_evaluation import AssetCheckEvaluationPlanned
-    from dagster._core.definitions.partitions.subset.default import DefaultPartitionsSubset
+    from duocthu_assets.runtime.dagster_private import AssetCheckEvaluationPlanned
 
     keys = [f"doc_{i:04d}.csv" for i in range(300)]
-    planned = AssetCheckEvaluationPlanned(
-        asset_key=CHECK.asset_key, check_name=CHECK.name, partitions_subset=DefaultPartitionsSubset(set(keys))
-    )
+    subset = dg.StaticPartitionsDefinition(keys).subset_with_partition_keys(keys)  # public: a subset of these keys
+    planned = AssetCheckEvaluationPlanned(asset_key=CHECK.asset_key, check_name=CHECK.name, partitions_subset=subset)
     writer.store_event(_entry(DagsterEventType.ASSET_CHECK_EVALUATION_PLANNED, planned))
     writer.store_event(_evaluation("doc_0007.csv", False))
 

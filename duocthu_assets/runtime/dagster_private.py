@@ -47,8 +47,16 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
     AssetCheckEvaluationTargetMaterializationData,
 )
 
+# -- tests of the planned check rows (tests/test_event_log.py) ---------------
+# The event Dagster stores when a run starts, naming every partition a check
+# will evaluate (runtime/planned_checks.py stores its rows once). Public
+# replacement: none exported; a test could run a real job over 300
+# partitions instead, at ~30x the time.
+from dagster._core.definitions.asset_checks.asset_check_evaluation import AssetCheckEvaluationPlanned
+
 __all__ = [
     "ASSET_EVENTS",
+    "AssetCheckEvaluationPlanned",
     "AssetCheckEvaluationTargetMaterializationData",
     "AssetCheckExecutionRecordStatus",
     "AssetCheckExecutionsTable",
