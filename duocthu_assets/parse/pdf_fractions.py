@@ -46,6 +46,7 @@ BAR_EDGE = 1.5  # points: the numerator's and the denominator's words lie within
 HOST_GAP_EM = 1.5  # the line's word beside the fraction is at most this far (ems of its size) from the bar's end
 SMALL_FRAC = 0.9  # a stacked word is set at most this size of the line's text beside it ...
 PAIR_MAX_CHARS = 24  # ... and is short: an index, an exponent, a numerator
+BAND = 4.0  # points: the page's height in bands of this, for the largest size set in each
 
 
 def fraction_bars(content: PageContent) -> list[Rule]:
@@ -254,41 +255,58 @@ def stacked_pairs(fragments: list[Fragment]) -> list[StackedPair]:
     just over the other (they overlap across by half the narrower one) and
     straddling that word's middle, still two words: a fraction without a
     bar, a binomial coefficient, scripts stacked and not joined to their
-    base. A word is in one pair."""
-    words = [w for f in fragments for w in f.words if not w.rotated and len(w.source) <= 4 * PAIR_MAX_CHARS]
+    base. A word is in one pair. Words are found by where their top lies
+    (a page's words sorted once), so a page costs about a line's words per
+    word."""
+    words = [w for f in fragments for w in f.words if not w.rotated]
     if len(words) < 3:
         return []
-    words.sort(key=lambda w: w.bbox[0])
-    starts = [w.bbox[0] for w in words]
-    widest = max(w.bbox[2] - w.bbox[0] for w in words)
-    reach = HOST_GAP_EM * max(w.size for w in words)
+    words.sort(key=lambda w: w.bbox[1])
+    tops = [w.bbox[1] for w in words]
+    biggest = max(w.size for w in words)
+    # the largest size set in each band of BAND points down the page: a word
+    # with nothing set larger than it near its height has no line to stand beside
+    band_max: dict[int, float] = {}
+    for w in words:
+        for k in range(int(w.bbox[1] // BAND), int(w.bbox[3] // BAND) + 1):
+            if w.size > band_max.get(k, 0.0):
+                band_max[k] = w.size
     out: list[StackedPair] = []
     used: set[int] = set()
     for a in words:
         if id(a) in used or len(a.source) > PAIR_MAX_CHARS:
             continue
         ax0, ay0, ax1, ay1 = a.bbox
-        for b in words[bisect.bisect_left(starts, ax0 - widest) : bisect.bisect_right(starts, ax1)]:
+        a_mid = (ay0 + ay1) / 2
+        k = int(a_mid // BAND)
+        if a.size > SMALL_FRAC * max(band_max.get(k, 0.0), band_max.get(k + 1, 0.0)):
+            continue  # no word set larger at its middle or just under it: no host
+        for b in words[bisect.bisect_left(tops, ay1 - 0.4 * a.size) : bisect.bisect_right(tops, ay1 + 0.6 * biggest)]:
             if b is a or id(b) in used or len(b.source) > PAIR_MAX_CHARS:
                 continue
             bx0, by0, bx1, by1 = b.bbox
-            if _mid(b.bbox) <= _mid(a.bbox):
+            b_mid = (by0 + by1) / 2
+            if b_mid <= a_mid:
                 continue  # b is the lower one
             over = min(ax1, bx1) - max(ax0, bx0)
-            if over < 0.5 * min(ax1 - ax0, bx1 - bx0) or over <= 0:
+            if over <= 0 or over < 0.5 * min(ax1 - ax0, bx1 - bx0):
                 continue
             small = min(a.size, b.size)
             if not -0.4 * small <= by0 - ay1 <= 0.6 * small:
                 continue
-            middle = (_mid(a.bbox) + _mid(b.bbox)) / 2
+            middle = (a_mid + b_mid) / 2
             left, right = min(ax0, bx0), max(ax1, bx1)
-            host = any(
-                h is not a and h is not b
-                and h.bbox[1] < _mid(a.bbox) < middle < _mid(b.bbox) < h.bbox[3]
-                and max(a.size, b.size) <= SMALL_FRAC * h.size
-                and (0 <= left - h.bbox[2] <= HOST_GAP_EM * h.size or 0 <= h.bbox[0] - right <= HOST_GAP_EM * h.size)
-                for h in words[bisect.bisect_left(starts, left - reach - widest) : bisect.bisect_right(starts, right + reach)]
-            )
+            scripts = max(a.size, b.size)
+            host = False
+            for h in words[bisect.bisect_left(tops, a_mid - 2.5 * biggest) : bisect.bisect_right(tops, a_mid)]:
+                if h is a or h is b or scripts > SMALL_FRAC * h.size:
+                    continue
+                hx0, hy0, hx1, hy1 = h.bbox
+                if hy0 < a_mid < middle < b_mid < hy1 and (
+                    0 <= left - hx1 <= HOST_GAP_EM * h.size or 0 <= hx0 - right <= HOST_GAP_EM * h.size
+                ):
+                    host = True
+                    break
             if host:
                 used.update((id(a), id(b)))
                 out.append(StackedPair(a, b))
