@@ -16,6 +16,7 @@ from duocthu_assets.parse.pdf_page import Word, make_fragment
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path
+from .test_pdf_scripts import text_writer
 
 NUMERATOR = "(140 - age) x weight"
 DENOMINATOR = "72 x SCr"
@@ -45,11 +46,7 @@ def _inline_fraction_pdf(bar: bool = True) -> bytes:
     between them."""
     doc = pymupdf.open()
     page = doc.new_page()
-    font = pymupdf.Font("tiro")
-
-    def put(x, y, text, size):
-        page.insert_text((x, y), text, fontsize=size, fontname="tiro")
-        return x + font.text_length(text, size)
+    put, font = text_writer(page)
 
     put(72, 86, "Adjust the dose to the creatinine clearance of the patient, estimated as", 10)
     x = put(72, 100, "CrCl = ", 10)

@@ -155,19 +155,25 @@ def test_stacked_scripts_join_their_base_in_reading_order():
     assert [["".join(x.chars for x in g)] for g in groups] == [["of"], ["pc(X,Y)1:s"], ["and"]]
 
 
+def text_writer(page, fontname: str = "tiro"):
+    """``put(x, y, text, size)`` writing ``text`` on ``page`` with its
+    baseline at ``y`` and returning where it ends, and the font."""
+    font = pymupdf.Font(fontname)
+
+    def put(x, y, text, size):
+        page.insert_text((x, y), text, fontsize=size, fontname=fontname)
+        return x + font.text_length(text, size)
+
+    return put, font
+
+
 def _script_lines_pdf(long_script: bool = False) -> bytes:
     """A page whose superscripts MuPDF reads as lines of their own: ``x³``
     with ``i`` stacked under the ``3`` (MuPDF starts the rest of the line
     with the ``i``), and a footnote mark after a full stop; with
     ``long_script``, a raised run too long to be an index or a mark."""
     doc = pymupdf.open()
-    page = doc.new_page()
-    font = pymupdf.Font("tiro")
-
-    def put(x, y, text, size):
-        page.insert_text((x, y), text, fontsize=size, fontname="tiro")
-        return x + font.text_length(text, size)
-
+    put, font = text_writer(doc.new_page())
     x = put(72, 100, "The volume of the cube is x", 10)
     put(x, 94, "3", 7)
     put(x, 103, "i", 7)

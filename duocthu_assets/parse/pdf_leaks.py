@@ -510,6 +510,23 @@ def reading_lines(page_dict: dict) -> tuple[list[dict | None], tuple[int, int]]:
     return lines, direction
 
 
+def _page_dicts(data: bytes, page_nos: list[int]):
+    """``(page_no, page, page dict)`` for each of the pages ``page_nos`` of
+    the PDF ``data`` that it has, in order, read with the page reader's
+    flags; the document is closed when the caller is done."""
+    from .pdf_engine import open_pdf
+    from .pdf_page import TEXT_FLAGS
+
+    doc = open_pdf(data)
+    try:
+        for page_no in sorted(set(page_nos)):
+            if 1 <= page_no <= doc.page_count:
+                page = doc[page_no - 1]
+                yield page_no, page, page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
+    finally:
+        doc.close()
+
+
 def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
     """``(page_no, text, bbox)`` of each script MuPDF set on a line of its
     own on the pages ``page_nos`` of the PDF ``data`` that the page reader
@@ -518,34 +535,25 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     otherwise than its characters: the page reader's ``script_hosts`` lack
     it), its box in the parser's coordinates (the page turned to read)."""
     from . import pdf_page
-    from .pdf_engine import open_pdf
-    from .pdf_page import TEXT_FLAGS, _transform, reading_matrix, unrotated_size
+    from .pdf_page import _transform, reading_matrix, unrotated_size
     from .pdf_scripts import LooseScript, attach_script_lines, unattached_script_lines
     from .pdf_settings import resolve_pdf_settings
 
     found: list[tuple[int, str, BBox]] = []
-    doc = open_pdf(data)
-    try:
-        for page_no in sorted(set(page_nos)):
-            if not 1 <= page_no <= doc.page_count:
-                continue
-            page = doc[page_no - 1]
-            page_dict = page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
-            lines, direction = reading_lines(page_dict)
-            attached = attach_script_lines(lines, direction)
-            loose = unattached_script_lines(lines, direction, attached)
-            if attached:  # only pages with a script set apart are read again
-                kept = pdf_page.read_page(page, resolve_pdf_settings(None)).script_hosts
-                loose += [
-                    LooseScript(k, a.host, "".join(sp["text"] for sp in lines[k]["spans"]).strip(), tuple(lines[k]["bbox"]))
-                    for k, a in attached.items()
-                    if k not in kept
-                ]
-            if loose:
-                matrix = reading_matrix(page_dict, *unrotated_size(page))
-                found += [(page_no, s.text, _transform(s.bbox, matrix)) for s in loose]
-    finally:
-        doc.close()
+    for page_no, page, page_dict in _page_dicts(data, page_nos):
+        lines, direction = reading_lines(page_dict)
+        attached = attach_script_lines(lines, direction)
+        loose = unattached_script_lines(lines, direction, attached)
+        if attached:  # only pages with a script set apart are read again
+            kept = pdf_page.read_page(page, resolve_pdf_settings(None)).script_hosts
+            loose += [
+                LooseScript(k, a.host, "".join(sp["text"] for sp in lines[k]["spans"]).strip(), tuple(lines[k]["bbox"]))
+                for k, a in attached.items()
+                if k not in kept
+            ]
+        if loose:
+            matrix = reading_matrix(page_dict, *unrotated_size(page))
+            found += [(page_no, s.text, _transform(s.bbox, matrix)) for s in loose]
     return found
 
 
@@ -596,49 +604,40 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     set in the line's own size). A pair within :data:`FIGURE_LABEL_GAP` of
     a raster image is a figure's labels, read as printed. Only a page whose
     spans hold such a pair is read so. Boxes in the parser's coordinates."""
-    from .pdf_engine import open_pdf
     from .pdf_fractions import barred_pairs, fraction_bars, join_inline_fractions, stacked_pairs
-    from .pdf_page import TEXT_FLAGS, _transform, attach_script_fragments, read_page, read_rules, reading_matrix, unrotated_size
+    from .pdf_page import _transform, attach_script_fragments, read_page, read_rules, reading_matrix, unrotated_size
     from .pdf_settings import resolve_pdf_settings
 
     settings = resolve_pdf_settings(None)
     found: list[tuple[int, str, BBox]] = []
-    doc = open_pdf(data)
-    try:
-        for page_no in sorted(set(page_nos)):
-            if not 1 <= page_no <= doc.page_count:
-                continue
-            page = doc[page_no - 1]
-            page_dict = page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
-            spans = _span_words(page_dict)
-            if not spans:
-                continue
-            pairs = stacked_pairs(spans)
-            short: list = []
-            rules, _, _ = read_rules(page, None, settings, short)
-            pairs += barred_pairs(spans, short + [r for r in rules if r.horizontal])
-            if not pairs:
-                continue
-            matrix = reading_matrix(page_dict, *unrotated_size(page))
-            content = read_page(page, settings)
-            fragments = attach_script_fragments(list(content.fragments), content.script_hosts)
-            fragments = join_inline_fractions(fragments, fraction_bars(content))
+    for page_no, page, page_dict in _page_dicts(data, page_nos):
+        spans = _span_words(page_dict)
+        if not spans:
+            continue
+        pairs = stacked_pairs(spans)
+        short: list = []
+        rules, _, _ = read_rules(page, None, settings, short)
+        pairs += barred_pairs(spans, short + [r for r in rules if r.horizontal])
+        if not pairs:
+            continue
+        matrix = reading_matrix(page_dict, *unrotated_size(page))
+        content = read_page(page, settings)
+        fragments = attach_script_fragments(list(content.fragments), content.script_hosts)
+        fragments = join_inline_fractions(fragments, fraction_bars(content))
 
-            def box(b):
-                return b if matrix is None else _transform(b, matrix)
+        def box(b):
+            return b if matrix is None else _transform(b, matrix)
 
-            # a figure's labels beside its raster images are read as printed (figure_labels)
-            # (an image a point or two thin is a rule or a fraction bar drawn as a picture: aaai p. 7's ``d/2``)
-            images = [b for b in (tuple(info["bbox"]) for info in page.get_image_info()) if min(b[2] - b[0], b[3] - b[1]) > FIGURE_MIN_SIDE]
-            pairs = [p for p in pairs if not any(contains_point(img, *center(p.bbox), pad=FIGURE_LABEL_GAP) for img in images)]
-            seen: set[tuple] = set()
-            for pair in pairs:
-                upper = _holder(fragments, box(pair.upper.bbox), pair.upper.text)
-                lower = _holder(fragments, box(pair.lower.bbox), pair.lower.text)
-                where = tuple(round(v) for v in pair.bbox)
-                if (upper is None or lower is None or upper is not lower) and where not in seen:
-                    seen.add(where)
-                    found.append((page_no, pair.text, box(pair.bbox)))
-    finally:
-        doc.close()
+        # a figure's labels beside its raster images are read as printed (figure_labels)
+        # (an image a point or two thin is a rule or a fraction bar drawn as a picture: aaai p. 7's ``d/2``)
+        images = [b for b in (tuple(info["bbox"]) for info in page.get_image_info()) if min(b[2] - b[0], b[3] - b[1]) > FIGURE_MIN_SIDE]
+        pairs = [p for p in pairs if not any(contains_point(img, *center(p.bbox), pad=FIGURE_LABEL_GAP) for img in images)]
+        seen: set[tuple] = set()
+        for pair in pairs:
+            upper = _holder(fragments, box(pair.upper.bbox), pair.upper.text)
+            lower = _holder(fragments, box(pair.lower.bbox), pair.lower.text)
+            where = tuple(round(v) for v in pair.bbox)
+            if (upper is None or lower is None or upper is not lower) and where not in seen:
+                seen.add(where)
+                found.append((page_no, pair.text, box(pair.bbox)))
     return found
