@@ -226,10 +226,16 @@ def ruled_cut(items: list[Item], vertical, min_words: float) -> tuple[list[Item]
     return None
 
 
-def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tuple[float, float] | None:
+MAX_COLUMN_SPLITS = 2  # a side of a gutter may itself be this many more columns of running text (a 3- or 4-column page)
+
+
+def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int, depth: int = 0) -> tuple[float, float] | None:
     """The first gutter whose two sides carry running text (a side of lifted
     blocks only is allowed beside running text), with at least
-    ``min_lines`` fragments in all."""
+    ``min_lines`` fragments in all. A side that is itself columns of
+    running text split by a gutter of their own (two columns right of the
+    first of a three-column page, whose lines fill half its width) carries
+    running text too, up to :data:`MAX_COLUMN_SPLITS` deep."""
     if not _may_have_prose_sides([i.fragment for i in items if i.fragment is not None], settings.column_min_words):
         return None
     for a, b in _gutters(items, settings):
@@ -242,14 +248,27 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int) -> tu
         if len(lf) + len(rf) < min_lines:
             continue
         words = settings.column_min_words
-        left_ok = _side_is_prose(lf, words) if lf else bool(rf)
-        right_ok = _side_is_prose(rf, words) if rf else bool(lf)
+        left_ok = (_side_is_prose(lf, words) or _columns_of_prose(left, settings, min_lines, depth)) if lf else bool(rf)
+        right_ok = (_side_is_prose(rf, words) or _columns_of_prose(right, settings, min_lines, depth)) if rf else bool(lf)
         if not left_ok and side_headings(lf, rf):  # side headings left of running text
             running = [f for f in rf if len(f.words) >= words]
             left_ok = right_ok = len(running) >= SIDE_HEADING_MIN_LINES and not any(is_rtl(f) for f in rf)
         if left_ok and right_ok:
             return (a, b)
     return None
+
+
+LONE_OPERATORS = frozenset("=x×−-+÷")  # a line that is one of these joins cells of a formula set in words, not columns
+
+
+def _columns_of_prose(items: list[Item], settings: PdfSettings, min_lines: int, depth: int) -> bool:
+    """``items`` (one side of a gutter) are columns of running text of their
+    own; never when a line of them is a lone operator (``Tiền thuê đất phải
+    nộp = Diện tích … x Đơn giá …``, a formula set in words in a decree)."""
+    if any(i.fragment is not None and i.fragment.text.strip() in LONE_OPERATORS for i in items):
+        return False
+    lines = 2 * settings.column_min_lines  # each of them a column of its own: as many lines as a column needs, twice
+    return depth < MAX_COLUMN_SPLITS and len(items) >= lines and prose_gutter(items, settings, lines, depth + 1) is not None
 
 
 def _may_have_prose_sides(frags: list[Fragment], min_words: float) -> bool:
