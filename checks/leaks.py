@@ -27,11 +27,16 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   ``a/b`` in its line by the parser
   (:mod:`duocthu_assets.parse.pdf_fractions`), so what is left is what it
   could not prove (:func:`duocthu_assets.parse.pdf_leaks.stacked_pairs_in`).
+  And so does a lone operator (``=``, ``x``, ``−``) set apart between two
+  cells of words, in prose: a formula set in words (a decree's ``Tiền thuê
+  đất phải nộp = Diện tích … x Đơn giá …``) whose cells read as interleaved
+  lines unless a block lifts it
+  (:func:`duocthu_assets.parse.pdf_leaks.lone_operators_in`).
 """
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables, loose_scripts_in, stacked_pairs_in
+from duocthu_assets.parse.pdf_leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables, lone_operators_in, loose_scripts_in, stacked_pairs_in
 
 from .adr0006 import normalize_for_leaks
 from .rules import DocumentRows, Row, Rule, RuleResult
@@ -117,7 +122,8 @@ def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
     out = []
     loose = [(page, f"a script set on a line of its own, unmarked: {text!r}", bbox) for page, text, bbox in loose_scripts_in(rows.source, pages)]
     stacked = [(page, f"two words stacked, read apart (a fraction without a bar, a binomial, stacked scripts): {text!r}", bbox) for page, text, bbox in stacked_pairs_in(rows.source, pages)]
-    for page, text, bbox in loose + stacked:
+    words = [(page, f"a formula set in words read into prose (its cells apart): {text!r}", bbox) for page, text, bbox in lone_operators_in(rows.source, pages)]
+    for page, text, bbox in loose + stacked + words:
         if any(p == page and _overlaps(b, bbox) for p, b in blocks):
             continue
         for chunk in chunks:

@@ -11,7 +11,7 @@ from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf_engine import pymupdf
 from duocthu_assets.parse.pdf_fractions import fraction_text, stacked_pairs
-from duocthu_assets.parse.pdf_leaks import stacked_pairs_in
+from duocthu_assets.parse.pdf_leaks import lone_operators_in, stacked_pairs_in
 from duocthu_assets.parse.pdf_page import Word, make_fragment
 from duocthu_assets.settings import Settings
 
@@ -157,3 +157,45 @@ def test_display_fractions_read_into_lines_are_lifted_whole():
     sheet = parse_document(corpus_path("pymupdf__test_5049_formula_sheet.pdf").read_bytes(), Format.PDF, Settings())
     assert any(b.kind == BlockKind.FORMULA and b.text.startswith("dx(f + g) = df") for b in sheet.blocks)
     assert "df d dx" not in " ".join(s.text for s in sheet.segments)
+
+
+def _word_formula_pdf() -> bytes:
+    """A decree's formula set in words: two cells of words, each over two
+    lines, an ``=`` and an ``x`` between them on the cells' middle, and a
+    paragraph of prose above it whose line holds a spaced ``=`` inline."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    put, _ = text_writer(page)
+    put(72, 80, "The rent is computed as follows, where the unit price = the land price of the table:", 10)
+    put(72, 130, "Rent payable", 10)
+    put(72, 142, "for the whole term", 10)
+    put(158, 136, "=", 10)
+    put(172, 130, "Area of land on", 10)
+    put(172, 142, "which rent is paid", 10)
+    put(254, 136, "x", 10)
+    put(268, 130, "Unit price of the", 10)
+    put(268, 142, "rent for one year", 10)
+    return doc.tobytes()
+
+
+def test_a_formula_set_in_words_read_into_prose_fails_leak_02():
+    data = _word_formula_pdf()
+    found = [text for _, text, _ in lone_operators_in(data, [1])]
+    assert any(" = " in t for t in found) and any(" x " in t for t in found)
+    text = " ".join(s.text for s in parse_document(data, Format.PDF, Settings()).segments)
+    chunk = {"chunk_id": "d:s:1", "chunk_kind": "prose", "text": text, "regions": [{"page_no": 1, "bbox": (60, 60, 540, 160)}]}
+    rows = DocumentRows("d", raw={"format": "pdf"}, chunks=[chunk], source=data)
+    result = flattened_math_in_prose(rows)
+    assert not result.passed and result.offending_ids == ("d:s:1",) and result.pages == (1,)
+    assert "a formula set in words read into prose (its cells apart):" in result.message
+    # lifted in a block, it is the block's
+    block = {"page_no": 1, "bbox": (60, 118, 540, 150), "kind": "table"}
+    assert flattened_math_in_prose(DocumentRows("d", raw={"format": "pdf"}, chunks=rows.chunks, blocks=[block], source=data)).passed
+
+
+def test_an_operator_inside_a_paragraph_is_not_a_formula_in_words():
+    """IEEE p. 7: a justified line spaces ``κ(x) = f(x) +`` so far apart
+    that the ``=`` is a fragment of its own; the lines of its paragraph
+    stand over and under it."""
+    ieee = corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes()
+    assert lone_operators_in(ieee, [7]) == []

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ..model import BlockKind
 from .pdf_blocks import BlockCandidate, Drawings, find_whitespace_tables, inside_box, join_stacked
 from .pdf_geometry import BBox, center, contains_point, free_intervals, union
+from .pdf_leaks import LONE_OPERATORS
 from .pdf_page import Fragment, is_rtl
 from .pdf_settings import PdfSettings
 
@@ -256,9 +257,6 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int, depth
         if left_ok and right_ok:
             return (a, b)
     return None
-
-
-LONE_OPERATORS = frozenset("=x×−-+÷")  # a line that is one of these joins cells of a formula set in words, not columns
 
 
 def _columns_of_prose(items: list[Item], settings: PdfSettings, min_lines: int, depth: int) -> bool:

@@ -641,3 +641,87 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
                 seen.add(where)
                 found.append((page_no, pair.text, box(pair.bbox)))
     return found
+
+
+LONE_OPERATORS = frozenset("=x×−-+÷")  # a line that is one of these, set apart: the operator of a formula set in words
+OPERAND_GAP_EM = 3.0  # the cells an operator joins stand at most this far (ems of its size) beside it
+CELL_MIN_WORDS = 3  # ... and each holds at least this many words of letters over two or more lines
+
+
+def _operator_lines(page_dict: dict) -> bool:
+    """Whether a MuPDF line of the page is a lone operator (the cheap first pass)."""
+    return any(
+        "".join(sp["text"] for sp in line["spans"]).strip() in LONE_OPERATORS
+        for block in page_dict["blocks"]
+        if block.get("type", 0) == 0
+        for line in block["lines"]
+    )
+
+
+def _wordy(fragment: Fragment) -> int:
+    """Words of two or more letters, unmarked (no script, no math sign), in a fragment."""
+    return sum(1 for t in fragment.text.split() if sum(c.isalpha() for c in t) >= 2 and not any(c in "^_{}" for c in t) and not MATH_CHAR.search(t))
+
+
+def _cell_lines(f: Fragment, fragments: list[Fragment]) -> list[Fragment]:
+    """``f`` and the lines of words set just over or under it across the same stretch (one cell's lines)."""
+    out = [f]
+    for g in fragments:
+        if g is f:
+            continue
+        gap = max(g.bbox[1] - f.bbox[3], f.bbox[1] - g.bbox[3])
+        over = min(g.bbox[2], f.bbox[2]) - max(g.bbox[0], f.bbox[0])
+        if gap <= 0.8 * max(f.height, 1.0) and over >= 0.5 * min(g.bbox[2] - g.bbox[0], f.bbox[2] - f.bbox[0]):
+            out.append(g)
+    return out
+
+
+def lone_operators_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
+    """``(page_no, "left = right", bbox)`` for each lone operator (``=``,
+    ``x``, ``−`` …, a fragment of its own) set between two cells of words
+    on its height, within :data:`OPERAND_GAP_EM` of it: a formula set in
+    words (``Tiền thuê đất phải nộp = Diện tích … x Đơn giá …`` in a
+    decree), whose cells are read as lines of prose unless a block lifts
+    them. A cell is lines of words stacked across the same stretch, at
+    least two lines and :data:`CELL_MIN_WORDS` words of letters; nothing
+    but operators stands just over or under the operator (a ``=`` a
+    justified line of prose spaced apart has the lines of its paragraph
+    there; a display equation's cells are symbols, not words). Boxes in the
+    parser's coordinates."""
+    from .pdf_page import read_page
+    from .pdf_settings import resolve_pdf_settings
+
+    settings = resolve_pdf_settings(None)
+    found: list[tuple[int, str, BBox]] = []
+    for page_no, page, page_dict in _page_dicts(data, page_nos):
+        if not _operator_lines(page_dict):
+            continue
+        fragments = list(read_page(page, settings).fragments)
+        text_lines = [g for g in fragments if g.text.strip() not in LONE_OPERATORS]
+        for f in fragments:
+            if f.text.strip() not in LONE_OPERATORS:
+                continue
+            height = max(f.height, 1.0)
+            if any(
+                min(g.bbox[2], f.bbox[2]) - max(g.bbox[0], f.bbox[0]) > 0 and max(g.bbox[1] - f.bbox[3], f.bbox[1] - g.bbox[3]) <= 1.2 * height
+                for g in text_lines
+            ):
+                continue  # a line of text just over or under it: an operator inside a paragraph
+            reach = OPERAND_GAP_EM * max(f.size, 1.0)
+            band = [g for g in text_lines if min(g.bbox[3], f.bbox[3]) - max(g.bbox[1], f.bbox[1]) > 0]
+            cells = []
+            for side in (
+                [g for g in band if 0 <= f.bbox[0] - g.bbox[2] <= reach],
+                [g for g in band if 0 <= g.bbox[0] - f.bbox[2] <= reach],
+            ):
+                best = None
+                for g in side:
+                    lines = _cell_lines(g, text_lines)
+                    if len(lines) >= 2 and sum(_wordy(x) for x in lines) >= CELL_MIN_WORDS:
+                        best = g
+                        break
+                cells.append(best)
+            if all(cells):
+                a, b = cells
+                found.append((page_no, f"{a.text[-30:]} {f.text.strip()} {b.text[:30]}", f.bbox))
+    return found
