@@ -199,3 +199,32 @@ def test_an_operator_inside_a_paragraph_is_not_a_formula_in_words():
     stand over and under it."""
     ieee = corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes()
     assert lone_operators_in(ieee, [7]) == []
+
+
+def test_a_formula_set_in_words_is_lifted_whole():
+    """The parser lifts the word formula (both operators, all three cells,
+    every line of each) as one ``formula_2d``; the paragraph above stays
+    prose."""
+    from duocthu_assets.model import BlockKind
+
+    parsed = parse_document(_word_formula_pdf(), Format.PDF, Settings())
+    (block,) = [b for b in parsed.blocks if b.kind == BlockKind.FORMULA]
+    for piece in ("Rent payable", "for the whole term", "=", "Area of land on", "which rent is paid", "x", "Unit price of the", "rent for one year"):
+        assert piece in block.text
+    prose = " ".join(s.text for s in parsed.segments)
+    assert "The rent is computed as follows" in prose and "Area of land" not in prose
+    assert all(a.accounted for a in parsed.page_accounts)
+
+
+@pytest.mark.corpus
+def test_decree_formulas_set_in_words_are_all_lifted():
+    """50-2026-ND-CP: every operator of a formula set in words lies in a
+    lifted block (before: pp. 13, 17 and 24 read into prose, their cells
+    interleaved)."""
+    data = corpus_path("diepxuan__50-2026-ND-CP.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    blocks = [(b.page_no, b.bbox) for b in parsed.blocks]
+    operators = lone_operators_in(data, list(range(1, 31)))
+    assert len(operators) >= 20
+    for page, text, box in operators:
+        assert any(p == page and b[0] - 1 <= box[0] and box[2] <= b[2] + 1 and b[1] - 1 <= box[1] and box[3] <= b[3] + 1 for p, b in blocks), (page, text)

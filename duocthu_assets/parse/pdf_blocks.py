@@ -38,7 +38,7 @@ from .pdf_formulas import bar_fragments, find_fractions
 from .pdf_geometry import center, contains_point, union
 from .pdf_grids import Grid, bridge_rule_gaps, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
 from .pdf_page import Fragment, Rule
-from .pdf_display_math import find_display_math, find_stacked_math, may_hold_math
+from .pdf_display_math import find_display_math, find_stacked_math, find_word_formulas, has_lone_operator, may_hold_math
 from .pdf_extent import grow_down
 from .pdf_rule_tables import find_continued_parts, find_rule_bounded_tables
 from .pdf_settings import PdfSettings
@@ -64,6 +64,7 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
         typed = find_fractions([], fragments, settings) if bar_fragments(fragments) else []
         shown = find_display_math(_outside(fragments, typed)) if may_hold_math(fragments) else []
         shown += find_stacked_math(_outside(fragments, typed + shown), list(short_bars)) if may_hold_math(fragments) else []
+        shown += find_word_formulas(_outside(fragments, typed + shown)) if has_lone_operator(fragments) else []
         found = [cover_fragments(b, fragments) for b in typed + shown]
         return RuleBlocks((), (), (), (), tuple(sorted(found, key=lambda b: (b.bbox[1], b.bbox[0]))))
     tol = settings.snap_tolerance
@@ -86,10 +87,13 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     bars = [r for r in loose if r not in used and (r.x1 - r.x0) < 0.95 * _max_width(fragments)]
     fractions = find_fractions(bars, remaining, settings)
     blocks = blocks + fractions
+    shown: list[BlockCandidate] = []
     if may_hold_math(fragments):
         shown = find_display_math(_outside(remaining, fractions))
         shown += find_stacked_math(_outside(remaining, fractions + shown), list(short_bars) + [r for r in horizontal if not any(inside_box(r.bbox, b.bbox) for b in blocks)])
-        blocks = blocks + shown
+    if has_lone_operator(remaining):
+        shown += find_word_formulas(_outside(remaining, fractions + shown))
+    blocks = blocks + shown
     blocks = [cover_rules(cover_fragments(b, fragments), horizontal) for b in blocks]
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
 
@@ -143,7 +147,7 @@ def join_stacked(blocks: list[BlockCandidate], fragments: list[Fragment], body_s
 
 
 __all__ = [
-    "may_hold_math",
+    "may_hold_math", "has_lone_operator",
     "BlockCandidate", "Drawings", "Evidence", "Grid", "RuleBlocks", "bar_fragments", "column_separators",
     "drop_nested", "find_fractions", "find_grid_tables", "find_rule_blocks", "find_rule_bounded_tables",
     "find_whitespace_tables", "fragments_in", "grid_merged_header", "is_figure", "is_prose_row", "join_stacked",

@@ -29,7 +29,7 @@ import re
 from ..model import BlockKind, BlockShape
 from .pdf_candidates import BlockCandidate
 from .pdf_geometry import union
-from .pdf_leaks import BAD_GLYPH, MATH_CHAR, _bad_glyph, _fragment_token, unmark
+from .pdf_leaks import BAD_GLYPH, LONE_OPERATORS, MATH_CHAR, _bad_glyph, _cell_lines, _fragment_token, unmark, word_formula_operators
 from .pdf_page import Fragment
 from .pdf_table_scoring import row_box, text_rows
 
@@ -307,3 +307,65 @@ def find_stacked_math(fragments: list[Fragment], bars: list) -> list[BlockCandid
 def _centre_in(inner, outer) -> bool:
     x, y = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
     return outer[0] - 0.5 <= x <= outer[2] + 0.5 and outer[1] - 0.5 <= y <= outer[3] + 0.5
+
+
+WORD_CHAIN_EM = 4.5  # a formula set in words: its next cell or operator at most this far (ems) along its height
+WORD_CELL_MAX_WORDS = 8  # ... and a cell's line holds at most this many words (a line of prose holds more)
+CELL_LINE_GAP = 0.25  # ... and a cell's next line over or under it starts within this share of its height (set solid)
+
+
+def has_lone_operator(fragments: list[Fragment]) -> bool:
+    """Cheap gate: a fragment that is a lone ``=``, ``x``, ``−`` …"""
+    return any(f.text.strip() in LONE_OPERATORS for f in fragments)
+
+
+def _inside(inner, outer) -> bool:
+    return inner[0] >= outer[0] - 0.5 and inner[2] <= outer[2] + 0.5 and inner[1] >= outer[1] - 0.5 and inner[3] <= outer[3] + 0.5
+
+
+def find_word_formulas(fragments: list[Fragment]) -> list[BlockCandidate]:
+    """Formulas set in words (a decree's ``Tiền thuê đất phải nộp = Diện
+    tích … x Đơn giá …``): each lone operator between two cells of words
+    (:func:`.pdf_leaks.word_formula_operators`) with the lines of both
+    cells, grown along the formula's height to its other cells and
+    operators (at most :data:`WORD_CHAIN_EM` apart) and through each cell's
+    lines over and under the box (set solid: within :data:`CELL_LINE_GAP`
+    of a line's height, across the same stretch); operators that share a
+    cell are one formula, lifted as ``formula_2d``. Read as lines, its
+    cells interleave."""
+    words = [f for f in fragments if f.text.strip() not in LONE_OPERATORS]
+    found = []
+    for op, a, b in word_formula_operators(fragments):
+        box = union([op.bbox] + [g.bbox for cell in (a, b) for g in _cell_lines(cell, words)])
+        reach = WORD_CHAIN_EM * max(op.size, 1.0)
+        grown = True
+        while grown:
+            grown = False
+            inside = [g for g in fragments if _inside(g.bbox, box)]
+            for g in fragments:
+                if _inside(g.bbox, box) or _words(g.text) > WORD_CELL_MAX_WORDS:
+                    continue
+                along = min(g.bbox[3], box[3]) - max(g.bbox[1], box[1]) >= 0.5 * g.height and g.height <= box[3] - box[1] + 1
+                if along and max(box[0] - g.bbox[2], g.bbox[0] - box[2]) <= reach:
+                    box = union([box, g.bbox])
+                    grown = True
+                    continue
+                # a cell's line over or under the box, set solid with a line inside it
+                if any(
+                    max(g.bbox[1] - h.bbox[3], h.bbox[1] - g.bbox[3]) <= CELL_LINE_GAP * max(g.height, 1.0)
+                    and min(g.bbox[2], h.bbox[2]) - max(g.bbox[0], h.bbox[0]) >= 0.5 * min(g.bbox[2] - g.bbox[0], h.bbox[2] - h.bbox[0])
+                    for h in inside
+                ):
+                    box = union([box, g.bbox])
+                    grown = True
+        found.append(box)
+    merged: list = []
+    for box in sorted(found):
+        for k, other in enumerate(merged):
+            if min(box[2], other[2]) > max(box[0], other[0]) - 1 and min(box[3], other[3]) > max(box[1], other[1]):
+                merged[k] = union([box, other])
+                break
+        else:
+            merged.append(box)
+    return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "words") for b in merged]
+

@@ -676,18 +676,53 @@ def _cell_lines(f: Fragment, fragments: list[Fragment]) -> list[Fragment]:
     return out
 
 
+def word_formula_operators(fragments: list[Fragment]) -> list[tuple[Fragment, Fragment, Fragment]]:
+    """``(operator, left cell's line, right cell's line)`` for each lone
+    operator (``=``, ``x``, ``−`` …, a fragment of its own) among
+    ``fragments`` set between two cells of words on its height, within
+    :data:`OPERAND_GAP_EM` of it: a formula set in words (``Tiền thuê đất
+    phải nộp = Diện tích … x Đơn giá …`` in a decree). A cell is lines of
+    words stacked across the same stretch (:func:`_cell_lines`), at least
+    two lines and :data:`CELL_MIN_WORDS` words of letters; nothing but
+    operators stands just over or under the operator (a ``=`` a justified
+    line of prose spaced apart has the lines of its paragraph there; a
+    display equation's cells are symbols, not words). Pure."""
+    operators = [f for f in fragments if f.text.strip() in LONE_OPERATORS]
+    if not operators:
+        return []
+    text_lines = [g for g in fragments if g.text.strip() not in LONE_OPERATORS]
+    found = []
+    for f in operators:
+        height = max(f.height, 1.0)
+        if any(
+            min(g.bbox[2], f.bbox[2]) - max(g.bbox[0], f.bbox[0]) > 0 and max(g.bbox[1] - f.bbox[3], f.bbox[1] - g.bbox[3]) <= 1.2 * height
+            for g in text_lines
+        ):
+            continue  # a line of text just over or under it: an operator inside a paragraph
+        reach = OPERAND_GAP_EM * max(f.size, 1.0)
+        band = [g for g in text_lines if min(g.bbox[3], f.bbox[3]) - max(g.bbox[1], f.bbox[1]) > 0]
+        cells = []
+        for side in (
+            [g for g in band if 0 <= f.bbox[0] - g.bbox[2] <= reach],
+            [g for g in band if 0 <= g.bbox[0] - f.bbox[2] <= reach],
+        ):
+            best = None
+            for g in side:
+                lines = _cell_lines(g, text_lines)
+                if len(lines) >= 2 and sum(_wordy(x) for x in lines) >= CELL_MIN_WORDS:
+                    best = g
+                    break
+            cells.append(best)
+        if all(cells):
+            found.append((f, cells[0], cells[1]))
+    return found
+
+
 def lone_operators_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
-    """``(page_no, "left = right", bbox)`` for each lone operator (``=``,
-    ``x``, ``−`` …, a fragment of its own) set between two cells of words
-    on its height, within :data:`OPERAND_GAP_EM` of it: a formula set in
-    words (``Tiền thuê đất phải nộp = Diện tích … x Đơn giá …`` in a
-    decree), whose cells are read as lines of prose unless a block lifts
-    them. A cell is lines of words stacked across the same stretch, at
-    least two lines and :data:`CELL_MIN_WORDS` words of letters; nothing
-    but operators stands just over or under the operator (a ``=`` a
-    justified line of prose spaced apart has the lines of its paragraph
-    there; a display equation's cells are symbols, not words). Boxes in the
-    parser's coordinates."""
+    """``(page_no, "left = right", bbox)`` for each operator of a formula
+    set in words (:func:`word_formula_operators`) on the pages
+    ``page_nos`` of the PDF ``data``: its cells are read as lines of prose
+    unless a block lifts them. Boxes in the parser's coordinates."""
     from .pdf_page import read_page
     from .pdf_settings import resolve_pdf_settings
 
@@ -696,32 +731,6 @@ def lone_operators_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, 
     for page_no, page, page_dict in _page_dicts(data, page_nos):
         if not _operator_lines(page_dict):
             continue
-        fragments = list(read_page(page, settings).fragments)
-        text_lines = [g for g in fragments if g.text.strip() not in LONE_OPERATORS]
-        for f in fragments:
-            if f.text.strip() not in LONE_OPERATORS:
-                continue
-            height = max(f.height, 1.0)
-            if any(
-                min(g.bbox[2], f.bbox[2]) - max(g.bbox[0], f.bbox[0]) > 0 and max(g.bbox[1] - f.bbox[3], f.bbox[1] - g.bbox[3]) <= 1.2 * height
-                for g in text_lines
-            ):
-                continue  # a line of text just over or under it: an operator inside a paragraph
-            reach = OPERAND_GAP_EM * max(f.size, 1.0)
-            band = [g for g in text_lines if min(g.bbox[3], f.bbox[3]) - max(g.bbox[1], f.bbox[1]) > 0]
-            cells = []
-            for side in (
-                [g for g in band if 0 <= f.bbox[0] - g.bbox[2] <= reach],
-                [g for g in band if 0 <= g.bbox[0] - f.bbox[2] <= reach],
-            ):
-                best = None
-                for g in side:
-                    lines = _cell_lines(g, text_lines)
-                    if len(lines) >= 2 and sum(_wordy(x) for x in lines) >= CELL_MIN_WORDS:
-                        best = g
-                        break
-                cells.append(best)
-            if all(cells):
-                a, b = cells
-                found.append((page_no, f"{a.text[-30:]} {f.text.strip()} {b.text[:30]}", f.bbox))
+        for f, a, b in word_formula_operators(list(read_page(page, settings).fragments)):
+            found.append((page_no, f"{a.text[-30:]} {f.text.strip()} {b.text[:30]}", f.bbox))
     return found
