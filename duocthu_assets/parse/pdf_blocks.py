@@ -62,8 +62,10 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     if not rules:
         # fractions typed with a bar of ─── or ___ need no drawing
         typed = find_fractions([], fragments, settings) if bar_fragments(fragments) else []
-        shown = find_display_math(_outside(fragments, typed)) if may_hold_math(fragments) else []
-        shown += find_stacked_math(_outside(fragments, typed + shown), list(short_bars)) if may_hold_math(fragments) else []
+        shown = []
+        if may_hold_math(fragments):
+            shown = find_display_math(_outside(fragments, typed))
+            shown += find_stacked_math(_outside(fragments, typed + shown), list(short_bars))
         shown += find_word_formulas(_outside(fragments, typed + shown)) if has_lone_operator(fragments) else []
         found = [cover_fragments(b, fragments) for b in typed + shown]
         return RuleBlocks((), (), (), (), tuple(sorted(found, key=lambda b: (b.bbox[1], b.bbox[0]))))

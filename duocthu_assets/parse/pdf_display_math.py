@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 
 from ..model import BlockKind, BlockShape
-from .pdf_candidates import BlockCandidate
-from .pdf_geometry import union
+from .pdf_candidates import BlockCandidate, inside_box
+from .pdf_geometry import center, contains_point, merge_overlapping, union
 from .pdf_leaks import BAD_GLYPH, LONE_OPERATORS, MATH_CHAR, _bad_glyph, _cell_lines, _fragment_token, unmark, word_formula_operators
 from .pdf_page import Fragment
 from .pdf_table_scoring import row_box, text_rows
@@ -265,7 +265,7 @@ def find_stacked_math(fragments: list[Fragment], bars: list) -> list[BlockCandid
     starts = [f.bbox[0] for f in fragments if id(f) in running]  # where lines of running text start: a column's left edge
     found = []
     for pair in pairs:
-        region = [f for f in fragments if any(_centre_in(w.bbox, f.bbox) for w in (pair.upper, pair.lower))]
+        region = [f for f in fragments if any(contains_point(f.bbox, *center(w.bbox), pad=0.5) for w in (pair.upper, pair.lower))]
         if not region or any(id(f) in running for f in region):
             continue
         tall = 3 * max(f.height for f in region)
@@ -293,20 +293,7 @@ def find_stacked_math(fragments: list[Fragment], bars: list) -> list[BlockCandid
                     grown = True
         if not inline:
             found.append(box)
-    merged: list = []
-    for box in sorted(found):
-        for k, other in enumerate(merged):
-            if min(box[2], other[2]) > max(box[0], other[0]) and min(box[3], other[3]) > max(box[1], other[1]):
-                merged[k] = union([box, other])
-                break
-        else:
-            merged.append(box)
-    return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "stacked") for b in merged]
-
-
-def _centre_in(inner, outer) -> bool:
-    x, y = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
-    return outer[0] - 0.5 <= x <= outer[2] + 0.5 and outer[1] - 0.5 <= y <= outer[3] + 0.5
+    return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "stacked") for b in merge_overlapping(found, 0.0, 0.0)]
 
 
 WORD_CHAIN_EM = 4.5  # a formula set in words: its next cell or operator at most this far (ems) along its height
@@ -317,10 +304,6 @@ CELL_LINE_GAP = 0.25  # ... and a cell's next line over or under it starts withi
 def has_lone_operator(fragments: list[Fragment]) -> bool:
     """Cheap gate: a fragment that is a lone ``=``, ``x``, ``−`` …"""
     return any(f.text.strip() in LONE_OPERATORS for f in fragments)
-
-
-def _inside(inner, outer) -> bool:
-    return inner[0] >= outer[0] - 0.5 and inner[2] <= outer[2] + 0.5 and inner[1] >= outer[1] - 0.5 and inner[3] <= outer[3] + 0.5
 
 
 def find_word_formulas(fragments: list[Fragment]) -> list[BlockCandidate]:
@@ -341,9 +324,9 @@ def find_word_formulas(fragments: list[Fragment]) -> list[BlockCandidate]:
         grown = True
         while grown:
             grown = False
-            inside = [g for g in fragments if _inside(g.bbox, box)]
+            inside = [g for g in fragments if inside_box(g.bbox, box, pad=0.5)]
             for g in fragments:
-                if _inside(g.bbox, box) or _words(g.text) > WORD_CELL_MAX_WORDS:
+                if inside_box(g.bbox, box, pad=0.5) or _words(g.text) > WORD_CELL_MAX_WORDS:
                     continue
                 along = min(g.bbox[3], box[3]) - max(g.bbox[1], box[1]) >= 0.5 * g.height and g.height <= box[3] - box[1] + 1
                 if along and max(box[0] - g.bbox[2], g.bbox[0] - box[2]) <= reach:
@@ -359,13 +342,5 @@ def find_word_formulas(fragments: list[Fragment]) -> list[BlockCandidate]:
                     box = union([box, g.bbox])
                     grown = True
         found.append(box)
-    merged: list = []
-    for box in sorted(found):
-        for k, other in enumerate(merged):
-            if min(box[2], other[2]) > max(box[0], other[0]) - 1 and min(box[3], other[3]) > max(box[1], other[1]):
-                merged[k] = union([box, other])
-                break
-        else:
-            merged.append(box)
-    return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "words") for b in merged]
+    return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "words") for b in merge_overlapping(found, 1.0, 0.0)]
 

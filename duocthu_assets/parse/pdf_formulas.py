@@ -7,7 +7,7 @@ import re
 
 from ..model import BlockKind, BlockShape
 from .pdf_candidates import BlockCandidate
-from .pdf_geometry import BBox, center, union
+from .pdf_geometry import BBox, center, merge_overlapping, union
 from .pdf_page import Fragment, Rule
 from .pdf_settings import PdfSettings
 
@@ -50,7 +50,7 @@ def find_fractions(bars: list[Rule], fragments: list[Fragment], settings: PdfSet
         size = max(f.size for f in num + den)
         parts += [f.bbox for f in _axis_sides(others, bx0, by, bx1, size, settings)]
         found.append(union(parts))
-    merged = _merge_overlapping(found)
+    merged = merge_overlapping(found)
     return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "fraction") for b in merged]
 
 
@@ -103,22 +103,3 @@ def _axis_sides(fragments, bx0, by, bx1, size, settings: PdfSettings) -> list[Fr
                 left, right = min(left, f.bbox[0]), max(right, f.bbox[2])
                 changed = True
     return picked
-
-
-def _merge_overlapping(boxes: list[BBox]) -> list[BBox]:
-    boxes = list(boxes)
-    merged = True
-    while merged:
-        merged = False
-        out: list[BBox] = []
-        for b in boxes:
-            for i, o in enumerate(out):
-                if min(o[2], b[2]) - max(o[0], b[0]) > -1 and min(o[3], b[3]) - max(o[1], b[1]) > -1:
-                    out[i] = union([o, b])
-                    merged = True
-                    break
-            else:
-                out.append(b)
-        boxes = out
-    return sorted(boxes, key=lambda b: (b[1], b[0]))
-

@@ -90,10 +90,28 @@ def fraction_text(numerator: list[Word], denominator: list[Word]) -> str:
     return f"{side(numerator)}/{side(denominator)}"
 
 
-def _nearest_row(found: list[tuple[tuple[int, int], Word]], above: bool) -> list[tuple[tuple[int, int], Word]]:
-    nearest = max(found, key=lambda t: t[1].bbox[3]) if above else min(found, key=lambda t: t[1].bbox[1])
-    nb = nearest[1].bbox
-    return [t for t in found if min(t[1].bbox[3], nb[3]) - max(t[1].bbox[1], nb[1]) > 0.3 * (nb[3] - nb[1])]
+def _nearest_row(found: list, above: bool, box=lambda item: item.bbox) -> list:
+    """The items of ``found`` on the row nearest the bar (over it: the
+    lowest; under it: the highest), ``box`` giving an item's box."""
+    nearest = box(max(found, key=lambda t: box(t)[3]) if above else min(found, key=lambda t: box(t)[1]))
+    return [t for t in found if min(box(t)[3], nearest[3]) - max(box(t)[1], nearest[1]) > 0.3 * (nearest[3] - nearest[1])]
+
+
+def _side_of_bar(w: Word, by: float) -> str:
+    """``"over"`` when ``w`` sits just over a bar at height ``by``,
+    ``"under"`` just under it (its box within :data:`STACK_GAP_EM` of the
+    bar, or over it by at most :data:`STACK_OVERLAP_EM`), else ``""``."""
+    y0, y1 = w.bbox[1], w.bbox[3]
+    slack = STACK_OVERLAP_EM * w.size
+    if _mid(w.bbox) < by and by - STACK_GAP_EM * w.size <= y1 <= by + slack:
+        return "over"
+    if _mid(w.bbox) > by and by - slack <= y0 <= by + STACK_GAP_EM * w.size:
+        return "under"
+    return ""
+
+
+def _keyed_box(item: tuple[tuple[int, int], Word]) -> BBox:
+    return item[1].bbox
 
 
 def find_inline_fractions(fragments: list[Fragment], bars: list[Rule]) -> list[InlineFraction]:
@@ -129,10 +147,8 @@ def find_inline_fractions(fragments: list[Fragment], bars: list[Rule]) -> list[I
                     if gap <= HOST_GAP_EM * w.size:
                         hosts.append((max(gap, 0.0), key, w))
                 continue
-            slack = STACK_OVERLAP_EM * w.size
-            above = _mid(w.bbox) < by and y1 <= by + slack and by - y1 <= STACK_GAP_EM * w.size
-            below = _mid(w.bbox) > by and y0 >= by - slack and y0 - by <= STACK_GAP_EM * w.size
-            if not (above or below):
+            side = _side_of_bar(w, by)
+            if not side:
                 if y0 < by < y1:
                     crossed = True  # a word through the bar: a strike-through, not a fraction
                     break
@@ -140,10 +156,10 @@ def find_inline_fractions(fragments: list[Fragment], bars: list[Rule]) -> list[I
             if x0 < bx0 - BAR_EDGE or x1 > bx1 + BAR_EDGE:
                 crossed = True  # a word running past the bar: an underline or a rule, not a fraction bar
                 break
-            (num if above else den).append((key, w))
+            (num if side == "over" else den).append((key, w))
         if crossed or not num or not den or not hosts:
             continue
-        num, den = _nearest_row(num, True), _nearest_row(den, False)
+        num, den = _nearest_row(num, True, _keyed_box), _nearest_row(den, False, _keyed_box)
         host = min(hosts, key=lambda h: h[0])
         if bx1 - bx0 > FRACTION_MAX_EM * host[2].size:
             continue
@@ -319,9 +335,7 @@ BARRED_MAX_CHARS = 6  # a numerator or a denominator over a bar with no smaller 
 
 def _row_word(found: list[Word], above: bool) -> Word:
     """The row of ``found`` nearest the bar as one word (its texts joined, left to right)."""
-    nearest = max(found, key=lambda w: w.bbox[3]) if above else min(found, key=lambda w: w.bbox[1])
-    nb = nearest.bbox
-    row = sorted((w for w in found if min(w.bbox[3], nb[3]) - max(w.bbox[1], nb[1]) > 0.3 * (nb[3] - nb[1])), key=lambda w: w.bbox[0])
+    row = sorted(_nearest_row(found, above), key=lambda w: w.bbox[0])
     if len(row) == 1:
         return row[0]
     return Word("".join(w.source for w in row), union([w.bbox for w in row]), max(w.size for w in row), False, False, row[0].line_id)
@@ -351,14 +365,11 @@ def barred_pairs(fragments: list[Fragment], bars: list[Rule]) -> list[StackedPai
         over: list[Word] = []
         under: list[Word] = []
         for w in words[bisect.bisect_left(mids, by - reach) : bisect.bisect_right(mids, by + reach)]:
-            x0, y0, x1, y1 = w.bbox
-            if x1 <= bx0 or x0 >= bx1:
+            if w.bbox[2] <= bx0 or w.bbox[0] >= bx1:
                 continue
-            slack = STACK_OVERLAP_EM * w.size
-            if _mid(w.bbox) < by and by - STACK_GAP_EM * w.size <= y1 <= by + slack:
-                over.append(w)
-            elif _mid(w.bbox) > by and by - slack <= y0 <= by + STACK_GAP_EM * w.size:
-                under.append(w)
+            side = _side_of_bar(w, by)
+            if side:
+                (over if side == "over" else under).append(w)
         if not over or not under:
             continue
         a, b = _row_word(over, True), _row_word(under, False)

@@ -57,3 +57,25 @@ def free_intervals(spans: Iterable[tuple[float, float]], lo: float, hi: float, m
         if start - end >= min_width and end >= lo and start <= hi:
             gaps.append((end, start))
     return gaps
+
+
+def merge_overlapping(boxes: Iterable[BBox], slack_x: float = 1.0, slack_y: float = 1.0) -> list[BBox]:
+    """``boxes`` with every two that overlap (or come within ``slack_x``
+    across and ``slack_y`` down of each other) made one, until none do; top
+    to bottom, then left to right."""
+    boxes = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        out: list[BBox] = []
+        for b in boxes:
+            for i, o in enumerate(out):
+                if min(o[2], b[2]) - max(o[0], b[0]) > -slack_x and min(o[3], b[3]) - max(o[1], b[1]) > -slack_y:
+                    out[i] = union([o, b])
+                    merged = True
+                    break
+            else:
+                out.append(b)
+        boxes = out
+    return sorted(boxes, key=lambda b: (b[1], b[0]))
+

@@ -406,20 +406,25 @@ def figure_labels_in(data: bytes, page_nos: list[int], window: list[str]) -> lis
     return pages_where(data, page_nos, labels_on)
 
 
-def pages_where(data: bytes, page_nos: list[int], holds) -> list[int]:
-    """The pages among ``page_nos`` of the PDF ``data`` (numbered from 1;
-    numbers outside the document skipped) for which ``holds(page)`` is true."""
+def _pages(data: bytes, page_nos: list[int]):
+    """``(page_no, page)`` for each of the pages ``page_nos`` of the PDF
+    ``data`` (numbered from 1; numbers outside the document skipped), in
+    order; the document is closed when the caller is done."""
     from .pdf_engine import open_pdf
 
-    found = []
     doc = open_pdf(data)
     try:
         for page_no in sorted(set(page_nos)):
-            if 1 <= page_no <= doc.page_count and holds(doc[page_no - 1]):
-                found.append(page_no)
+            if 1 <= page_no <= doc.page_count:
+                yield page_no, doc[page_no - 1]
     finally:
         doc.close()
-    return found
+
+
+def pages_where(data: bytes, page_nos: list[int], holds) -> list[int]:
+    """The pages among ``page_nos`` of the PDF ``data`` for which
+    ``holds(page)`` is true (:func:`_pages`)."""
+    return [page_no for page_no, page in _pages(data, page_nos) if holds(page)]
 
 
 # --- code listings ---------------------------------------------------------------
@@ -511,20 +516,12 @@ def reading_lines(page_dict: dict) -> tuple[list[dict | None], tuple[int, int]]:
 
 
 def _page_dicts(data: bytes, page_nos: list[int]):
-    """``(page_no, page, page dict)`` for each of the pages ``page_nos`` of
-    the PDF ``data`` that it has, in order, read with the page reader's
-    flags; the document is closed when the caller is done."""
-    from .pdf_engine import open_pdf
+    """``(page_no, page, page dict)`` for each page of :func:`_pages`, the
+    dict read with the page reader's flags."""
     from .pdf_page import TEXT_FLAGS
 
-    doc = open_pdf(data)
-    try:
-        for page_no in sorted(set(page_nos)):
-            if 1 <= page_no <= doc.page_count:
-                page = doc[page_no - 1]
-                yield page_no, page, page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
-    finally:
-        doc.close()
+    for page_no, page in _pages(data, page_nos):
+        yield page_no, page, page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
 
 
 def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
