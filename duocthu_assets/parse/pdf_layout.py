@@ -249,8 +249,8 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int, depth
         if len(lf) + len(rf) < min_lines:
             continue
         words = settings.column_min_words
-        left_ok = (_side_is_prose(lf, words) or _columns_of_prose(left, settings, min_lines, depth)) if lf else bool(rf)
-        right_ok = (_side_is_prose(rf, words) or _columns_of_prose(right, settings, min_lines, depth)) if rf else bool(lf)
+        left_ok = (_side_is_prose(lf, words) or _columns_of_prose(left, settings, depth)) if lf else bool(rf)
+        right_ok = (_side_is_prose(rf, words) or _columns_of_prose(right, settings, depth)) if rf else bool(lf)
         if not left_ok and side_headings(lf, rf):  # side headings left of running text
             running = [f for f in rf if len(f.words) >= words]
             left_ok = right_ok = len(running) >= SIDE_HEADING_MIN_LINES and not any(is_rtl(f) for f in rf)
@@ -259,14 +259,17 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int, depth
     return None
 
 
-def _columns_of_prose(items: list[Item], settings: PdfSettings, min_lines: int, depth: int) -> bool:
+def _columns_of_prose(items: list[Item], settings: PdfSettings, depth: int) -> bool:
     """``items`` (one side of a gutter) are columns of running text of their
-    own; never when a line of them is a lone operator (``Tiền thuê đất phải
-    nộp = Diện tích … x Đơn giá …``, a formula set in words in a decree)."""
+    own, each with as many lines as a column needs; never when a line of
+    them is a lone operator (``Tiền thuê đất phải nộp = Diện tích … x Đơn
+    giá …``, a formula set in words in a decree)."""
+    lines = 2 * settings.column_min_lines
+    if depth >= MAX_COLUMN_SPLITS or len(items) < lines:
+        return False
     if any(i.fragment is not None and i.fragment.text.strip() in LONE_OPERATORS for i in items):
         return False
-    lines = 2 * settings.column_min_lines  # each of them a column of its own: as many lines as a column needs, twice
-    return depth < MAX_COLUMN_SPLITS and len(items) >= lines and prose_gutter(items, settings, lines, depth + 1) is not None
+    return prose_gutter(items, settings, lines, depth + 1) is not None
 
 
 def _may_have_prose_sides(frags: list[Fragment], min_words: float) -> bool:
