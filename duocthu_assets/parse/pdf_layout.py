@@ -31,6 +31,7 @@ from .pdf_settings import PdfSettings
 
 LIST_MARKER = re.compile(r"^([•·●○◦▪▫■□‣⁃∙\-–—*+]\s|\(?\d{1,3}[.)]\s|\(?[a-zđ][.)]\s|\(?[ivx]{1,4}[.)]\s)", re.IGNORECASE)
 _TERMINAL = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
+TALL_GLYPH_EM = 1.5  # a word's box this many times its size high was stretched by a glyph's ascent or descent
 
 
 @dataclass(frozen=True)
@@ -443,21 +444,36 @@ def order_lines(items: list[Item]) -> list[Item]:
     """Top to bottom; items sharing a line (half their height overlapping)
     left to right."""
     rows: list[list[Item]] = []
-    box: BBox | None = None
+    span: tuple[float, float] | None = None
     for it in sorted(items, key=lambda i: (i.bbox[1], i.bbox[0])):
-        b = it.bbox
-        if box is not None and it.block is None and rows[-1][-1].block is None:
-            overlap = min(box[3], b[3]) - max(box[1], b[1])
-            if overlap >= 0.5 * min(box[3] - box[1], b[3] - b[1]):
+        top, bottom = _line_extent(it)
+        if span is not None and it.block is None and rows[-1][-1].block is None:
+            overlap = min(span[1], bottom) - max(span[0], top)
+            if overlap >= 0.5 * min(span[1] - span[0], bottom - top):
                 rows[-1].append(it)
-                box = (min(box[0], b[0]), min(box[1], b[1]), max(box[2], b[2]), max(box[3], b[3]))
+                span = (min(span[0], top), max(span[1], bottom))
                 continue
         rows.append([it])
-        box = b
+        span = (top, bottom)
     out: list[Item] = []
     for row in rows:
         out.extend(sorted(row, key=lambda i: i.bbox[0], reverse=len(row) > 1 and _mostly_rtl(row)))
     return out
+
+
+def _line_extent(item: Item) -> tuple[float, float]:
+    """The top and bottom of the line an item is set on: a fragment's words
+    of an ordinary height (at most :data:`TALL_GLYPH_EM` of their size), not
+    a math glyph whose box a font's descent or ascent stretched over the next
+    line (stream_parameter p. 1's ``∼N(0,``: 668-687 on a 10-pt line set at
+    669-678). A fragment of tall words only, and a block, keep their box."""
+    f = item.fragment
+    if f is None:
+        return item.bbox[1], item.bbox[3]
+    ordinary = [w.bbox for w in f.words if w.bbox[3] - w.bbox[1] <= TALL_GLYPH_EM * w.size]
+    if not ordinary or len(ordinary) == len(f.words):
+        return item.bbox[1], item.bbox[3]
+    return min(b[1] for b in ordinary), max(b[3] for b in ordinary)
 
 
 # --- paragraphs ---------------------------------------------------------------------
