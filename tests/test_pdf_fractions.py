@@ -228,3 +228,101 @@ def test_decree_formulas_set_in_words_are_all_lifted():
     assert len(operators) >= 20
     for page, text, box in operators:
         assert any(p == page and b[0] - 1 <= box[0] and box[2] <= b[2] + 1 and b[1] - 1 <= box[1] and box[3] <= b[3] + 1 for p, b in blocks), (page, text)
+
+
+def _image_bar_pdf(numerator: str, denominator: str, lead: str = "CrCl = ") -> bytes:
+    """A display fraction in the text's own size whose bar is a 1-pixel
+    raster image stretched to a 0.5 pt line, as TeX drivers draw it (jcap,
+    aaai): no vector stroke anywhere on the page."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    put, font = text_writer(page)
+    put(72, 86, "Adjust the dose to the creatinine clearance of the patient, estimated as", 10)
+    x = put(120, 120, lead, 10)
+    wn, wd = font.text_length(numerator, 10), font.text_length(denominator, 10)
+    width = max(wn, wd) + 2
+    put(x + (width - wn) / 2, 110.5, numerator, 10)
+    put(x + (width - wd) / 2, 129.5, denominator, 10)
+    pixel = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 1, 1), False)
+    pixel.clear_with(0)
+    page.insert_image(pymupdf.Rect(x, 116.3, x + width, 116.8), pixmap=pixel, keep_proportion=False)
+    put(72, 150, "A second line of prose follows the formula here and ends the paragraph.", 10)
+    return doc.tobytes()
+
+
+def test_a_display_fraction_whose_bar_is_an_image_is_lifted_whole():
+    """Before, a bar drawn as a raster image was no bar: the Cockcroft-Gault
+    fraction read ``CrCl = (140 - age) x weight`` then ``72 x SCr`` in prose,
+    a division shown as two lines, with nothing flagged."""
+    from duocthu_assets.model import BlockKind
+
+    parsed = parse_document(_image_bar_pdf(NUMERATOR, DENOMINATOR), Format.PDF, Settings())
+    (formula,) = [b for b in parsed.blocks if b.kind == BlockKind.FORMULA]
+    assert NUMERATOR in formula.text and DENOMINATOR in formula.text and "CrCl =" in formula.text
+    prose = " ".join(s.text for s in parsed.segments)
+    assert DENOMINATOR not in prose and "CrCl" not in prose
+
+
+def test_a_short_fraction_over_an_image_bar_left_in_prose_fails_leak_02():
+    """The check reads image bars too: ``df`` over ``dx`` read into a prose
+    chunk is named with its page and words."""
+    data = _image_bar_pdf("df", "dx", lead="f' = ")
+    chunk = {"chunk_id": "d:s:1", "chunk_kind": "prose", "text": "f' = df dx", "regions": [{"page_no": 1, "bbox": (60, 70, 540, 160)}]}
+    result = flattened_math_in_prose(DocumentRows("d", raw={"format": "pdf"}, chunks=[chunk], source=data))
+    assert not result.passed and result.offending_ids == ("d:s:1",)
+    assert "'df / dx'" in result.message
+
+
+@pytest.mark.corpus
+def test_corpus_fractions_drawn_with_image_bars():
+    """jcap (arXiv, JCAP) draws every fraction bar as a 1-pixel image. Before:
+    equation (6) ``κρc² = 2M′/(R²R′),`` read as two prose lines and the
+    document passed every check. Now it is a formula block (its
+    denominator's comma and its tall parentheses no longer hide it), eq. (9)'s
+    block holds its numerators, and the fractions still read into prose
+    (p. 6's ``Ṙ′/R′``, eq. 16) are named by leak_02."""
+    from duocthu_assets.model import BlockKind
+
+    data = corpus_path("grobid__0807.3577_jcap_math.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    assert any(b.kind == BlockKind.FORMULA and b.page_no == 5 and "2M^′(r)" in b.text and "R^2(r, t)R^′(r, t)," in b.text for b in parsed.blocks)
+    assert "κρ(r, t)c^2" not in " ".join(s.text for s in parsed.segments if s.page_no == 5)
+    # equation (9): the display finder took its axis line; the block grows over its bars' numerators
+    assert any(b.page_no == 5 and "Θ =" in b.text and "˙R′ | ˙R" in b.text for b in parsed.blocks)
+    assert not any(s.page_no == 5 and "˙R′ ˙R" in s.text for s in parsed.segments)
+    assert (6, "R˙ / R′") in {(page, text) for page, text, _ in stacked_pairs_in(data, [6])}
+
+
+def test_a_math_glyph_stretched_over_the_next_line_does_not_join_the_two():
+    """stream_parameter p. 1: ``∼N(0,`` has a box from 668 to 687 on a 10 pt
+    line set at 669-678 (a math font's descent); the next line, 681-690,
+    overlapped it by more than half its height and the two read as one row:
+    ``image by using by initializing x_T ∼N(0, 1) …``."""
+    from duocthu_assets.parse.pdf_layout import Item, order_lines
+
+    def frag(words, line_id):
+        return make_fragment([Word(t, b, 10.0, False, False, line_id) for t, b in words], line_id)
+
+    first = frag([("by", (49, 669.1, 58.9, 678)), ("initializing", (63, 669.1, 106.2, 678)), ("∼N(0,", (130, 668.2, 160, 687)), ("1)", (162, 669.1, 170, 678))], 1)
+    second = frag([("image", (48.9, 681.1, 73.3, 690)), ("by", (76.8, 681.1, 86.8, 690)), ("using", (90.2, 681.1, 111.8, 690))], 2)
+    ordered = order_lines([Item(second.bbox, fragment=second), Item(first.bbox, fragment=first)])
+    assert [i.fragment.line_id for i in ordered] == [1, 2]
+
+
+@pytest.mark.corpus
+def test_corpus_stream_parameter_reads_its_lines_in_order():
+    parsed = parse_document(corpus_path("doclingparse__stream_parameter_misinterpretation_01.pdf").read_bytes(), Format.PDF, Settings())
+    text = " ".join(s.text for s in parsed.segments)
+    assert "by initializing x_T ∼N(0, 1) and, in T steps, denoising the image by using" in text
+    assert "Let tumor binary masks M ∈R^{L×H×W} ^{×D} be longitudinal 3D tumor volumes" in text
+
+
+def test_a_pair_half_inside_a_lifted_block_still_fails_leak_02():
+    """A block that took the denominator's line but not the numerator's
+    (jcap p. 5's ``Θ = Ṙ′/R′ + 2Ṙ/R`` before its block grew over its bars)
+    does not resolve the pair: the numerator is in prose."""
+    data = _inline_fraction_pdf(bar=False)
+    rows, _ = _rows(data)
+    half = {"page_no": 1, "bbox": (60, 99, 540, 108), "kind": "formula"}  # the denominator's line only
+    result = flattened_math_in_prose(DocumentRows("d", raw={"format": "pdf"}, chunks=rows.chunks, blocks=[half], source=data))
+    assert not result.passed and f"'{NUMERATOR} / {DENOMINATOR}'" in result.message

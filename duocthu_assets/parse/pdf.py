@@ -29,6 +29,7 @@ from ..textnorm import normalize_block
 from .errors import ParseFailed
 from .pdf_blocks import BlockCandidate, Drawings, bar_fragments, find_rule_blocks, fragments_in, has_lone_operator, may_hold_math, text_rows
 from .pdf_engine import open_pdf, pymupdf, take_stream_errors
+from .pdf_formulas import display_bars
 from .pdf_furniture import PageFurniture, detect_furniture, is_rotated
 from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_headings import Draft, classify
@@ -309,8 +310,8 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     across = [f for i, f in enumerate(content.fragments) if i not in furniture.furniture and is_rotated(f)]
     started = time.perf_counter()
     rules = usable_rules(content, body, furniture_frags)
-    # gate: the rule-based finders only run on a page that draws lines (or types a fraction bar, or holds math)
-    may_hold = bool(body) and (bool(rules) or bool(bar_fragments(body)) or may_hold_math(body) or has_lone_operator(body))
+    # gate: the rule-based finders only run on a page that draws lines or bars (or types a fraction bar, or holds math)
+    may_hold = bool(body) and (bool(rules) or bool(display_bars(content.bars, body_size)) or bool(bar_fragments(body)) or may_hold_math(body) or has_lone_operator(body))
     rule_blocks = find_rule_blocks(rules, body, settings, body_size, content.graphics, content.bars) if may_hold else None
     rule_seconds = time.perf_counter() - started
     lifted = list(rule_blocks.blocks) if rule_blocks else []

@@ -34,7 +34,7 @@ from ..model import BlockKind, BlockShape
 from .pdf_borderless import find_whitespace_tables, split_numeric_cells
 from .pdf_candidates import BlockCandidate, Drawings, cover_fragments, cover_rules, drop_nested, inside_box
 from .pdf_figures import is_figure
-from .pdf_formulas import bar_fragments, find_fractions
+from .pdf_formulas import bar_fragments, display_bars, find_fractions, over_its_bars
 from .pdf_geometry import center, contains_point, union
 from .pdf_grids import Grid, bridge_rule_gaps, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
 from .pdf_page import Fragment, Rule
@@ -56,18 +56,31 @@ class RuleBlocks:
     blocks: tuple[BlockCandidate, ...]
 
 
+def _outermost_formulas(blocks: list[BlockCandidate]) -> list[BlockCandidate]:
+    """A formula block inside another one, once both have grown over their
+    fragments, is part of it (a fraction a display finder also took whole:
+    jcap p. 5's last equation), not a second block holding the same text."""
+    formulas = [(i, b.bbox) for i, b in enumerate(blocks) if b.kind is BlockKind.FORMULA]
+    return [
+        b for i, b in enumerate(blocks)
+        if b.kind is not BlockKind.FORMULA
+        or not any(j != i and inside_box(b.bbox, box, pad=0.5) and (box != b.bbox or j < i) for j, box in formulas)
+    ]
+
+
 def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: PdfSettings, body_size: float, graphics=(), short_bars=()) -> RuleBlocks:
     """Grid tables, rule-bounded tables and stacked fractions of one page
     (``short_bars``: strokes too short to be rules, fraction bars)."""
     if not rules:
         # fractions typed with a bar of ─── or ___ need no drawing
-        typed = find_fractions([], fragments, settings) if bar_fragments(fragments) else []
+        drawn = display_bars(short_bars, body_size)
+        typed = find_fractions(drawn, fragments, settings) if drawn or bar_fragments(fragments) else []
         shown = []
         if may_hold_math(fragments):
             shown = find_display_math(_outside(fragments, typed))
             shown += find_stacked_math(_outside(fragments, typed + shown), list(short_bars))
         shown += find_word_formulas(_outside(fragments, typed + shown)) if has_lone_operator(fragments) else []
-        found = [cover_fragments(b, fragments) for b in typed + shown]
+        found = _outermost_formulas([cover_fragments(over_its_bars(b, list(short_bars), fragments, settings), fragments) for b in typed + shown])
         return RuleBlocks((), (), (), (), tuple(sorted(found, key=lambda b: (b.bbox[1], b.bbox[0]))))
     tol = settings.snap_tolerance
     horizontal, vertical = merge_rules(rules, tol)
@@ -87,7 +100,7 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     remaining = _outside(remaining, ruled)
     used = [r for r in loose if any(inside_box(r.bbox, b.bbox) for b in ruled)]
     bars = [r for r in loose if r not in used and (r.x1 - r.x0) < 0.95 * _max_width(fragments)]
-    fractions = find_fractions(bars, remaining, settings)
+    fractions = find_fractions(bars + display_bars(short_bars, body_size), remaining, settings)
     blocks = blocks + fractions
     shown: list[BlockCandidate] = []
     if may_hold_math(fragments):
@@ -96,7 +109,8 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     if has_lone_operator(remaining):
         shown += find_word_formulas(_outside(remaining, fractions + shown))
     blocks = blocks + shown
-    blocks = [cover_rules(cover_fragments(b, fragments), horizontal) for b in blocks]
+    bars = bars + list(short_bars)
+    blocks = _outermost_formulas([cover_rules(cover_fragments(over_its_bars(b, bars, fragments, settings), fragments), horizontal) for b in blocks])
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
 
 

@@ -330,6 +330,7 @@ def stacked_pairs(fragments: list[Fragment]) -> list[StackedPair]:
     return out
 
 
+BIG_OPERATOR_EM = 2.0  # a word's box this many times its size high is a big operator (∫, ∑) or a stretched delimiter
 BARRED_MAX_CHARS = 6  # a numerator or a denominator over a bar with no smaller size to prove it: short
 
 
@@ -349,7 +350,8 @@ def barred_pairs(fragments: list[Fragment], bars: list[Rule]) -> list[StackedPai
     (``df/dx`` of a display set in prose), which
     :func:`join_inline_fractions` does not prove. A word that spans the bar
     (a fraction already joined) is neither over nor under it."""
-    words = [w for f in fragments for w in f.words if not w.rotated]
+    # not a big operator (the formula sheet's ``∫``, 45 pt high beside ``df/dx``'s bar): never a side of a fraction
+    words = [w for f in fragments for w in f.words if not w.rotated and w.bbox[3] - w.bbox[1] <= BIG_OPERATOR_EM * w.size]
     if not words or not bars:
         return []
     words.sort(key=lambda w: _mid(w.bbox))

@@ -26,12 +26,11 @@ from ..model import BlockKind
 from .pdf_blocks import BlockCandidate, Drawings, find_whitespace_tables, inside_box, join_stacked
 from .pdf_geometry import BBox, center, contains_point, free_intervals, union
 from .pdf_leaks import LONE_OPERATORS
-from .pdf_page import Fragment, is_rtl
+from .pdf_page import Fragment, is_rtl, line_extent
 from .pdf_settings import PdfSettings
 
 LIST_MARKER = re.compile(r"^([•·●○◦▪▫■□‣⁃∙\-–—*+]\s|\(?\d{1,3}[.)]\s|\(?[a-zđ][.)]\s|\(?[ivx]{1,4}[.)]\s)", re.IGNORECASE)
 _TERMINAL = re.compile(r"[.!?:;…][\"'”’»)\]]*$")
-TALL_GLYPH_EM = 1.5  # a word's box this many times its size high was stretched by a glyph's ascent or descent
 
 
 @dataclass(frozen=True)
@@ -462,18 +461,8 @@ def order_lines(items: list[Item]) -> list[Item]:
 
 
 def _line_extent(item: Item) -> tuple[float, float]:
-    """The top and bottom of the line an item is set on: a fragment's words
-    of an ordinary height (at most :data:`TALL_GLYPH_EM` of their size), not
-    a math glyph whose box a font's descent or ascent stretched over the next
-    line (stream_parameter p. 1's ``∼N(0,``: 668-687 on a 10-pt line set at
-    669-678). A fragment of tall words only, and a block, keep their box."""
-    f = item.fragment
-    if f is None:
-        return item.bbox[1], item.bbox[3]
-    ordinary = [w.bbox for w in f.words if w.bbox[3] - w.bbox[1] <= TALL_GLYPH_EM * w.size]
-    if not ordinary or len(ordinary) == len(f.words):
-        return item.bbox[1], item.bbox[3]
-    return min(b[1] for b in ordinary), max(b[3] for b in ordinary)
+    """The top and bottom of the line an item is set on (a block: its box)."""
+    return (item.bbox[1], item.bbox[3]) if item.fragment is None else line_extent(item.fragment)
 
 
 # --- paragraphs ---------------------------------------------------------------------

@@ -116,6 +116,22 @@ def make_fragment(words: list[Word] | tuple[Word, ...], line_id: int) -> Fragmen
     return Fragment(tuple(words), (x0, y0, x1, y1), line_id, " ".join(w.text for w in words), size, chars > 0 and bold >= 0.8 * chars)
 
 
+TALL_GLYPH_EM = 1.5  # a word's box this many times its size high was stretched by a glyph's ascent or descent
+
+
+def line_extent(f: Fragment) -> tuple[float, float]:
+    """The top and bottom of the line a fragment is set on: its words of an
+    ordinary height (at most :data:`TALL_GLYPH_EM` of their size), not a
+    math glyph whose box a font's ascent or descent stretched over the next
+    line or a fraction's bar (stream_parameter p. 1's ``∼N(0,``: 668-687 on
+    a 10-pt line set at 669-678). A fragment of tall words only keeps its
+    box."""
+    ordinary = [w.bbox for w in f.words if w.bbox[3] - w.bbox[1] <= TALL_GLYPH_EM * w.size]
+    if not ordinary or len(ordinary) == len(f.words):
+        return f.bbox[1], f.bbox[3]
+    return min(b[1] for b in ordinary), max(b[3] for b in ordinary)
+
+
 @dataclass(frozen=True)
 class Rule:
     """A horizontal or vertical line segment drawn on the page (a stroked
@@ -629,7 +645,8 @@ def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = No
     the number of paths. Invisible paths (white fill, zero opacity) and
     page-sized backgrounds are skipped; a rectangle contributes its four
     edges. ``bars``, when given, receives the horizontal strokes too short
-    to be rules (an inline fraction's bar, :data:`BAR_MIN_LENGTH` and up)."""
+    to be rules (an inline fraction's bar, :data:`BAR_MIN_LENGTH` and up),
+    and the raster images drawn as thin as a bar, whatever their length."""
     rules: list[Rule] = []
     graphics: list[BBox] = []
     paths = page.get_cdrawings()
@@ -667,7 +684,22 @@ def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = No
                     x0, y0, x1, y1 = box
                     for edge in ((x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1), (x1, y0, x1, y1)):
                         _add_segment(rules, edge, thick, settings.rule_min_length, bars)
+    if bars is not None and any(min(img[2], img[3]) <= BAR_IMAGE_MAX_PX for img in page.get_images()):
+        # a raster image of a pixel or two drawn as thin as a bar is one: TeX drivers draw fraction
+        # bars so (jcap's 1x1 image, stretched). Bars only, never rules: aaai draws its tables'
+        # rules as 1-pixel inline images, and the table finders, tuned on drawn rules, would cut
+        # those tables at every midrule. (Inline images are not listed by ``get_images``: only
+        # pages with an image object pay for the drawing log.)
+        for kind, rect in page.get_bboxlog():
+            if kind in IMAGE_OPS:
+                x0, y0, x1, y1 = _transform(rect, matrix)
+                if y1 - y0 <= min(thick, 0.5 * (x1 - x0)) and x1 - x0 >= BAR_MIN_LENGTH:
+                    bars.append(Rule(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2, True))
     return rules, graphics, len(paths)
+
+
+IMAGE_OPS = frozenset(("fill-image", "fill-imgmask"))  # MuPDF's bbox-log names of a raster image drawn
+BAR_IMAGE_MAX_PX = 2  # an image this few pixels high or wide may be drawn as a bar
 
 
 def _is_white(color) -> bool:
