@@ -6,7 +6,8 @@ For every corpus PDF that opens and has text: tables and formulas found,
 table rows left under a table in prose (lines that line up with two or more
 of its columns, :mod:`duocthu_assets.parse.pdf_leaks`), running-text lines
 inside a table (prose swallowed), prose segments holding flattened math,
-and whether every character of each block lies inside its crop rectangle.
+pairs of words stacked over each other (a fraction, over a bar or not) that
+no block holds whole (what leak_02 names), and whether every character of each block lies inside its crop rectangle.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ sys.path.insert(0, str(REPO))
 
 from duocthu_assets.model import BlockKind, Format, SegmentKind  # noqa: E402
 from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
-from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables  # noqa: E402
+from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables, stacked_pairs_in  # noqa: E402
+from duocthu_assets.parse.pdf_candidates import inside_box  # noqa: E402
 from duocthu_assets.parse.pdf_crops import crop_box  # noqa: E402
 from duocthu_assets.parse.pdf_engine import open_pdf, pymupdf  # noqa: E402
 from duocthu_assets.parse.pdf_geometry import center, contains_point  # noqa: E402
@@ -119,7 +121,14 @@ def audit(path: Path) -> dict | None:
     ok, checked = crops_complete(data, parsed.blocks, Settings().crop_margin_pt)
     complete = icdar_complete(path, parsed.blocks)
     scripts_prose, scripts_blocks = inline_scripts(data, parsed.blocks)
+    # two words stacked (over a bar or not) that no lifted block holds whole: leak_02's own test
+    stacked = [
+        (p, t) for p, t, box in stacked_pairs_in(data, list(range(1, parsed.page_count + 1)))
+        if not any(bp == p and inside_box(box, bb) for bp, bb in everything)
+    ]
     return {
+        "stacked_pairs_in_prose": len(stacked),
+        "stacked": [f"p{p}: {t[:60]}" for p, t in stacked][:8],
         "inline_scripts_in_prose": scripts_prose,
         "inline_scripts_in_blocks": scripts_blocks,
         "crops_complete": f"{ok}/{checked}",
@@ -145,18 +154,18 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
     out = {}
-    print("| file | pages | tables | formulas | table rows in prose | prose lines (words) in tables | prose segments with flattened math | inline scripts marked, prose / blocks | crops complete |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| file | pages | tables | formulas | table rows in prose | prose lines (words) in tables | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         row = audit(CORPUS / name)
         if row is None:
             continue
         out[name] = row
-        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['flattened_math_segments']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} |")
+        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} |")
         if row["icdar_regions_complete"]:
-            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | |")
+            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | |")
         if args.v:
-            for k in ("leaks", "prose_in", "math"):
+            for k in ("leaks", "prose_in", "math", "stacked"):
                 for line in row[k]:
                     print(f"    {k}: {line}")
     if args.json:

@@ -6,8 +6,8 @@ share that read together in the parsed text (issue 15, round 6).
 FILE is a corpus PDF; X0,X1,... the left edges of its columns in points.
 A pair is two MuPDF lines of one column (more than 15 characters each) at
 most 14 pt apart; it "reads together" when the end of the first and the
-start of the second follow each other in the parse's segments (a hyphen
-at a line's end joined). Lines a footnote, a heading or a figure cuts are
+start of the second follow each other in the parse's segments, compared
+without blanks, hyphens, script marks and ligatures (``_bare``). Lines a footnote, a heading or a figure cuts are
 counted as pairs too, so 100% is not expected.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import unicodedata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,10 +37,17 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _bare(text: str) -> str:
+    """Compared without what the parse is meant to change: ligatures
+    (NFKC: ``ﬁ`` → ``fi``), script marks (``x^3``, ``w_{(i)}``), hyphens
+    (a line-end hyphen kept or joined) and blanks."""
+    return re.sub(r"[\s\-^_{}\u00ad]", "", unicodedata.normalize("NFKC", text))
+
+
 def column_pairs(data: bytes, lefts: list[float]) -> list[tuple[int, int]]:
     """``(read together, pairs)`` per page."""
     parsed = parse_document(data, Format.PDF, Settings())
-    text = _norm(" ".join(s.text for s in parsed.segments)).replace("- ", "")
+    text = _bare(" ".join(s.text for s in parsed.segments))
     out = []
     doc = pymupdf.open(stream=data, filetype="pdf")
     for page in doc:
@@ -56,8 +64,7 @@ def column_pairs(data: bytes, lefts: list[float]) -> list[tuple[int, int]]:
                 if b[1] - a[1] > PAIR_GAP:
                     continue
                 total += 1
-                end, start = _norm(a[2][-PROBE:]), _norm(b[2][:PROBE])
-                if f"{end} {start}".replace("- ", "") in text or end.rstrip("-") + start in text:
+                if _bare(a[2])[-PROBE:] + _bare(b[2])[:PROBE] in text:
                     found += 1
         out.append((found, total))
     return out

@@ -213,14 +213,85 @@ def _set_apart(row: list[Fragment], rows: list[list[Fragment]], k: int) -> bool:
     return True
 
 
+COLUMN_MIN_LINES = 5  # lines of running text starting at one x that make it a column's left edge
+COLUMN_MIN_GAP = 100.0  # points between two columns' left edges
+START_TOL = 4.0  # points: lines starting this close start at the same edge
+
+
+def column_starts(fragments: list[Fragment]) -> list[float]:
+    """The left edges of the page's columns of running text (one, or none,
+    on a page of one column): an x where at least
+    :data:`COLUMN_MIN_LINES` lines of more than :data:`MAX_WORDS` words
+    start, :data:`COLUMN_MIN_GAP` from the previous edge."""
+    starts = sorted(f.bbox[0] for f in fragments if _words(f.text) > MAX_WORDS)
+    edges: list[float] = []
+    k = 0
+    while k < len(starts):
+        j = k
+        while j + 1 < len(starts) and starts[j + 1] - starts[k] <= START_TOL:
+            j += 1
+        if j - k + 1 >= COLUMN_MIN_LINES and (not edges or starts[k] - edges[-1] >= COLUMN_MIN_GAP):
+            edges.append(starts[k])
+        k = j + 1
+    return edges
+
+
 def find_display_math(fragments: list[Fragment]) -> list[BlockCandidate]:
-    """Display formulas among ``fragments`` (text no other block took)."""
+    """Display formulas among ``fragments`` (text no other block took), each
+    column of running text on its own (:func:`column_starts`): a row of a
+    formula in one column never takes the other column's line, however
+    much math that line holds (stream_parameter p. 1: equation (11) took
+    ``defined as D = {d_1, …} ∀ d ∈ N_0 and`` and, with it, six lines of
+    prose of both columns)."""
     if not fragments:
         return []
     heights = sorted(f.height for f in fragments)
     typical = heights[len(heights) // 2]
     # a tall fragment (a rotated margin stamp, set sideways) would join every row it spans
-    rows = [_own_column(r) for r in text_rows([f for f in fragments if f.height <= 3 * typical])]
+    rows = text_rows([f for f in fragments if f.height <= 3 * typical])
+    edges = column_starts(fragments)
+    if len(edges) < 2:
+        return _display_math(rows)
+    bounds = [float("-inf")] + edges[1:] + [float("inf")]
+    out: list[BlockCandidate] = []
+    for left, lo, hi in zip(edges, bounds, bounds[1:]):
+        # the page's rows cut at the gutters (rows found on the whole page: a formula's
+        # limits and scripts stay on its row)
+        column = [r for r in ([f for f in row if lo - START_TOL <= f.bbox[0] < hi - START_TOL] for row in rows) if r]
+        running = [f.bbox[2] for r in column for f in r if _words(f.text) > MAX_WORDS]
+        right = max(running, default=float("inf"))
+        out += _display_math(column, lambda row: _column_line(row, left, right))
+    return out
+
+
+def _column_line(row: list[Fragment], left: float, right: float) -> bool:
+    """A row set flush from the column's left edge to its right one, two
+    words of prose or more among its math: a justified line of prose holding inline math
+    (stream_parameter p. 1's ``sources, i.e. S = {s_1, s_2, s_3}, such
+    that s_i ∈ [1, …, L − 1]``), not a display, which stands apart from
+    an edge or holds no words but function names (IEEE p. 7 fills its
+    column with ``exp(…) ≤ Pr(z + N = s)/Pr(z′ + N = s) ≤ exp(…)``)."""
+    box = row_box(row)
+    return box[0] <= left + START_TOL and box[2] >= right - START_TOL and _prose_words(" ".join(f.text for f in row)) >= 2
+
+
+FUNCTION_NAMES = frozenset("exp log ln lg sin cos tan cot sinh cosh tanh arg det dim ker max min sup inf lim mod gcd".split())
+
+
+def _prose_words(text: str) -> int:
+    """Words of running text in ``text``: letters only (edge punctuation
+    aside), three or more, not all capitals, not a function's name."""
+    n = 0
+    for token in text.split():
+        t = token.strip(_EDGE_PUNCTUATION)
+        n += len(t) >= 3 and t.isalpha() and not t.isupper() and t.lower() not in FUNCTION_NAMES
+    return n
+
+
+def _display_math(page_rows: list[list[Fragment]], prose_line=lambda row: False) -> list[BlockCandidate]:
+    """Display formulas among rows of text, in reading order (``prose_line``:
+    a row that, alone, is a line of prose whatever math it holds)."""
+    rows = [_own_column(r) for r in page_rows]
     math = [is_math_row(r) for r in rows]
     flags = [m or is_satellite_row(r) for m, r in zip(math, rows)]
     real = {id(r) for r, m in zip(rows, math) if m}
@@ -235,6 +306,8 @@ def find_display_math(fragments: list[Fragment]) -> list[BlockCandidate]:
             row = group[0]
             if not (len(group) == 1 and _scripted_equation(row) and _set_apart(row, rows, index[id(row)])):
                 continue
+        if len(group) == 1 and prose_line(group[0]):
+            continue
         out.append(BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, union(f.bbox for row in group for f in row), "display"))
     return out
 
