@@ -83,3 +83,44 @@ def test_corpus_formulas_stay_in_their_column():
     ieee = parse_document(corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes(), Format.PDF, Settings())
     assert "The Laplace(μ, b) distribution (a.k.a the double expo" in " ".join(s.text for s in ieee.segments if s.page_no == 7)
     assert not any(b.page_no in (7, 8) and b.bbox[0] < gutter - 3 < b.bbox[2] and b.bbox[2] - b.bbox[0] > 300 for b in ieee.blocks)
+
+
+def _item(text: str, x: float, y: float, line_id: int):
+    from duocthu_assets.parse.pdf_layout import Item
+
+    f = _line(_words_from(text, x), y, line_id)
+    return Item(f.bbox, fragment=f)
+
+
+def test_a_figures_labels_beside_a_column_are_read_after_it():
+    """dpr p. 5: where the rows beside a plot hold no running text, no gutter
+    is found, and the plot's axis ticks read into the column's lines
+    (``the effects of different 90 training schemes``). A tick standing past
+    the column's right edge across a gutter goes after the column; a word
+    after a justified line's wide space does not."""
+    from duocthu_assets.parse.pdf_layout import Leaf, _with_asides
+
+    items = []
+    for k in range(4):
+        y = 100 + 12 * k
+        items.append(_item("the patient received the dose", 50, y, k))  # ends at 232
+        items.append(_item(str(90 - 10 * k), 280, y, 10 + k))  # a tick label past a gutter
+    leaf = Leaf((50, 100, 300, 148), tuple(sorted(items, key=lambda i: (i.bbox[1], i.bbox[0]))))
+    main, aside = _with_asides(leaf, 10.0)
+    assert [i.fragment.text for i in aside.items] == ["90", "80", "70", "60"]
+    assert all(i.fragment.text.startswith("the patient") for i in main.items)
+    justified = []
+    for k in range(4):
+        y = 100 + 12 * k
+        justified.append(_item("the patient received the dose", 50, y, k))
+        justified.append(_item("that" if k == 1 else "and then more", 216 if k == 1 else 205, y, 10 + k))  # the others cross the gap
+    leaf = Leaf((50, 100, 320, 148), tuple(sorted(justified, key=lambda i: (i.bbox[1], i.bbox[0]))))
+    assert len(_with_asides(leaf, 10.0)) == 1
+
+
+@pytest.mark.corpus
+def test_corpus_plot_ticks_stay_out_of_the_sentences():
+    dpr = parse_document(corpus_path("unstructured__multi-column_dpr.pdf").read_bytes(), Format.PDF, Settings())
+    text = " ".join(s.text for s in dpr.segments if s.page_no == 5)
+    assert "the effects of different training schemes and the run-time efficiency." in text
+    assert "We trained the question and passage encoders for up to 40 epochs for large datasets (NQ, TriviaQA, SQuAD) and 100 epochs" in text
