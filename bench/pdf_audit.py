@@ -4,7 +4,8 @@
 
 For every corpus PDF that opens and has text: tables and formulas found,
 table rows left under a table in prose (lines that line up with two or more
-of its columns, :mod:`duocthu_assets.parse.pdf_leaks`), running-text lines
+of its columns, :mod:`duocthu_assets.parse.pdf_leaks`), a formula's cell
+lines left just over or under its block (``loose_cell_lines``), running-text lines
 inside a table (prose swallowed), prose segments holding flattened math,
 pairs of words stacked over each other (a fraction, over a bar or not) that
 no block holds whole (what leak_02 names), and whether every character of each block lies inside its crop rectangle.
@@ -116,7 +117,10 @@ def audit(path: Path) -> dict | None:
         return None
     tables = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind is BlockKind.TABLE]
     everything = [(b.page_no, b.bbox) for b in parsed.blocks]
-    found = inspect_tables(data, tables, everything)
+    formulas = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind is BlockKind.FORMULA]
+    found = inspect_tables(data, tables, everything, formulas)
+    rows = [l for l in found.leaks if l.what == "table row"]
+    cells = [l for l in found.leaks if l.what != "table row"]
     math = [s for s in parsed.segments if s.kind is not SegmentKind.HEADING and flattened_math(s.text)]
     ok, checked = crops_complete(data, parsed.blocks, Settings().crop_margin_pt)
     complete = icdar_complete(path, parsed.blocks)
@@ -136,8 +140,9 @@ def audit(path: Path) -> dict | None:
         "pages": parsed.page_count,
         "tables": len(tables),
         "formulas": sum(1 for b in parsed.blocks if b.kind is BlockKind.FORMULA),
-        "table_rows_in_prose": len(found.leaks),
-        "leaks": [f"p{l.page_no}: {l.text[:70]}" for l in found.leaks][:8],
+        "table_rows_in_prose": len(rows),
+        "formula_cell_lines_outside": len(cells),
+        "leaks": [f"p{l.page_no} {l.what}: {l.text[:70]}" for l in found.leaks][:8],
         "prose_lines_in_tables": len(found.prose_in_blocks),
         "prose_words_in_tables": sum(len(t.split()) for _, t in found.prose_in_blocks),
         "prose_in": [f"p{p}: {t[:70]}" for p, t in found.prose_in_blocks][:5],
@@ -154,16 +159,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
     out = {}
-    print("| file | pages | tables | formulas | table rows in prose | prose lines (words) in tables | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         row = audit(CORPUS / name)
         if row is None:
             continue
         out[name] = row
-        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} |")
+        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} |")
         if row["icdar_regions_complete"]:
-            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | |")
+            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | |")
         if args.v:
             for k in ("leaks", "prose_in", "math", "stacked"):
                 for line in row[k]:

@@ -5,8 +5,11 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
 - ``leak_01_table_row_in_prose``: re-reading the PDF's pages that hold a
   table, a line directly under a table (within two of its row pitches) that
   lines up with two or more of its columns is a row the table lost
-  (:func:`duocthu_assets.parse.pdf_leaks.leaked_rows`); the document fails
-  with the prose chunks that hold such a line and their pages.
+  (:func:`duocthu_assets.parse.pdf_leaks.leaked_rows`), and a line set
+  solid over or under a line of a lifted formula, across its stretch, is a
+  line of the formula's cell it lost
+  (:func:`duocthu_assets.parse.pdf_leaks.loose_cell_lines`); the document
+  fails with the prose chunks that hold such a line and their pages.
 - ``leak_02_flattened_math_in_prose``: a prose chunk whose text is dominated
   by the fragments of a flattened formula (U+FFFD or private-use glyphs, runs
   of lone characters and symbols: ``� n+1 � i=1 x2 i = 1 �``) fails the
@@ -74,22 +77,25 @@ def _holders(chunks: list[Row], page: int, bbox, text: str) -> list[str]:
 
 def table_row_in_prose(rows: DocumentRows) -> RuleResult:
     """No line directly under a lifted table lines up with two or more of
-    its columns (a row left out of the table, in prose or in no chunk)."""
-    tables = [(b["page_no"], tuple(b["bbox"])) for b in rows.blocks if b["kind"] == "table" and b.get("bbox") is not None]
-    if not tables or not rows.source:
-        return RuleResult(True, message="no lifted table (or no PDF source) to look under")
-    every = [(b["page_no"], tuple(b["bbox"])) for b in rows.blocks if b.get("bbox") is not None]
-    leaks = inspect_tables(rows.source, tables, every).leaks
+    its columns (a row left out of the table, in prose or in no chunk), and
+    no line of a lifted formula's cell is left just over or under it."""
+    placed = [b for b in rows.blocks if b.get("bbox") is not None]
+    tables = [(b["page_no"], tuple(b["bbox"])) for b in placed if b["kind"] == "table"]
+    formulas = [(b["page_no"], tuple(b["bbox"])) for b in placed if b["kind"] == "formula"]
+    if not (tables or formulas) or not rows.source:
+        return RuleResult(True, message="no lifted table or formula (or no PDF source) to look around")
+    every = [(b["page_no"], tuple(b["bbox"])) for b in placed]
+    leaks = inspect_tables(rows.source, tables, every, formulas).leaks
     chunks = _prose_chunks(rows)
     offenders, pages = [], []
     for leak in leaks:
         holders = _holders(chunks, leak.page_no, leak.bbox, leak.text)
         offenders += holders or [f"page {leak.page_no}: {leak.text[:60]!r} (in no chunk)"]
         pages.append(leak.page_no)
-    result = RuleResult.from_offenders(offenders, "prose chunks holding a table row left under its table", pages)
+    result = RuleResult.from_offenders(offenders, "prose chunks holding a table row or a formula's cell line left outside its block", pages)
     if leaks and not result.passed:
-        shown = "; ".join(f"p{l.page_no} {l.text[:50]!r}" for l in leaks[:5])
-        result = RuleResult(False, result.count, result.offending_ids, result.pages, f"{result.message} — rows: {shown}")
+        shown = "; ".join(f"p{l.page_no} {l.what} {l.text[:50]!r}" for l in leaks[:5])
+        result = RuleResult(False, result.count, result.offending_ids, result.pages, f"{result.message} — lines: {shown}")
     return result
 
 

@@ -22,7 +22,9 @@ deterministic (fixed metadata, no new file id).
 - ``sideways_table``: a table set sideways in the left part of an upright
   page of prose;
 - ``formulas``: a two-column page with the Cockcroft-Gault fraction, a sum
-  with limits and a 2×2 matrix in brackets, between prose lines.
+  with limits and a 2×2 matrix in brackets, between prose lines;
+- ``word_fraction``: a decree's fraction set in words, its numerator, its
+  denominator and the cells beside it over several lines each.
 """
 
 from __future__ import annotations
@@ -336,6 +338,40 @@ def sideways_table() -> tuple[bytes, Expect]:
     return w.bytes(), Expect(tables=[[c for row in rows for c in row]], prose=["Thuốc được thải trừ", "Chỉ định: nhiễm khuẩn"])
 
 
+def word_fraction() -> tuple[bytes, Expect]:
+    """A decree's formula set in words (50/2026/NĐ-CP p. 16): a drawn
+    fraction bar with a numerator of three lines and a denominator of two,
+    a cell of three lines on each side, ``=`` and ``x`` on the bar's axis,
+    every line set solid; a paragraph ends just over it with a short line.
+    Read by the bar's nearest rows only, the other lines went to prose as
+    one garbled sentence."""
+    w = Writer()
+    w.new_page()
+    y = w.paragraph(LEFT, 70, RIGHT - LEFT, PROSE + " Tiền thuê đất phải nộp mỗi năm được tính như sau:") + 18
+    solid = 12.0  # single spacing: each line's box touches the next
+    axis = y + 3 * solid
+
+    def centred(cx: float, baseline: float, text: str) -> None:
+        w.text(cx - w.width(text) / 2, baseline, text)
+
+    left, bar0, bar1, right = LEFT + 50, LEFT + 120, LEFT + 340, LEFT + 420
+    for k, line in enumerate(["Tiền thuê đất", "phải nộp mỗi", "năm"]):
+        centred(left, axis + 3.4 + (k - 1) * solid, line)
+    centred(bar0 - 14, axis + 3.4, "=")
+    numerator = ["Diện tích đất có thu tiền thuê đất", "nhân (x) giá đất tương ứng với", "thời hạn cho thuê đất"]
+    for k, line in enumerate(numerator):
+        centred((bar0 + bar1) / 2, axis - 4 - (len(numerator) - 1 - k) * solid, line)
+    w.rule(bar0, axis, bar1, 0.5)
+    for k, line in enumerate(["Thời hạn cho thuê đất của", "đất trước khi chuyển mục đích"]):
+        centred((bar0 + bar1) / 2, axis + 10.8 + k * solid, line)
+    centred(bar1 + 14, axis + 3.4, "x")
+    for k, line in enumerate(["Thời hạn sử", "dụng đất còn", "lại"]):
+        centred(right, axis + 3.4 + (k - 1) * solid, line)
+    w.paragraph(LEFT, axis + 3 * solid + 14, RIGHT - LEFT, "Trong đó: giá đất là giá đất theo quy định tại Điều 5 Nghị định này.")
+    cells = numerator + ["Thời hạn cho thuê đất của", "đất trước khi chuyển mục đích", "Tiền thuê đất", "phải nộp mỗi", "năm", "Thời hạn sử", "dụng đất còn", "lại"]
+    return w.bytes(), Expect(formulas=cells, prose=["được tính như sau:", "Trong đó: giá đất"])
+
+
 CASES = {
     "booktabs_continued": booktabs_continued,
     "two_column_continued": two_column_continued,
@@ -345,6 +381,7 @@ CASES = {
     "flattened_sum": flattened_sum,
     "inline_scripts": inline_scripts,
     "sideways_table": sideways_table,
+    "word_fraction": word_fraction,
 }
 
 

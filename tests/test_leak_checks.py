@@ -1,6 +1,7 @@
 """The leak detector (issue 15) is a blocking check on chunks, proven able
-to fail through ``duocthu ingest``: a table row left under its table, and a
-prose chunk of flattened math, each block their document (and only it)."""
+to fail through ``duocthu ingest``: a table row left under its table, a
+formula's cell line left over or under its block, and a prose chunk of
+flattened math, each block their document (and only it)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from checks.leaks import flattened_math_in_prose, table_row_in_prose
 from checks.rules import DocumentRows
 from duocthu_assets.cli import main
-from duocthu_assets.parse import pdf_blocks
+from duocthu_assets.parse import pdf_blocks, pdf_formulas
 from duocthu_assets.parse.pdf_leaks import flattened_math
 
 from .test_pdf_stress import stress
@@ -36,9 +37,13 @@ def test_table_row_left_under_its_table_and_flattened_math_block_their_documents
     booktabs, _ = stress.build("booktabs_continued")
     flat, _ = stress.build("flattened_sum")
     scripts, _ = stress.build("inline_scripts")
-    # the parser as it was before issue 15: a ruled grid ends at its last rule
+    cells, _ = stress.build("word_fraction")
+    # the parser as it was before issue 15: a ruled grid ends at its last rule,
+    # a fraction holds its bar's nearest rows only
     monkeypatch.setattr(pdf_blocks, "grow_down", lambda bbox, fragments, taken=(): bbox)
-    out = _ingest(tmp_path, {"a_ruled.pdf": ruled, "b_booktabs.pdf": booktabs, "c_flat.pdf": flat, "d_scripts.pdf": scripts})
+    monkeypatch.setattr(pdf_formulas, "_cell", lambda lines, fragments, fits: list(lines))
+    monkeypatch.setattr(pdf_blocks, "with_cell_lines", lambda blocks, fragments: blocks)
+    out = _ingest(tmp_path, {"a_ruled.pdf": ruled, "b_booktabs.pdf": booktabs, "c_flat.pdf": flat, "d_scripts.pdf": scripts, "e_cells.pdf": cells})
     assert out["code"] == 1
     docs = out["docs"]
 
@@ -52,6 +57,11 @@ def test_table_row_left_under_its_table_and_flattened_math_block_their_documents
     assert "leak_02_flattened_math_in_prose" in flat_doc["failed_checks"]
     assert "∑ n+1 i=1" in flat_doc["reason"]
 
+    cell_doc = docs["e_cells.pdf"]
+    assert cell_doc["status"] == "blocked", cell_doc
+    assert "leak_01_table_row_in_prose" in cell_doc["failed_checks"]
+    assert "formula cell line 'đất trước khi chuyển mục đích'" in cell_doc["reason"], cell_doc["reason"]
+
     assert docs["b_booktabs.pdf"]["status"] == "ok", docs["b_booktabs.pdf"]
     # inline scripts written x_1, x^3 (not x1, x3): faithful, not flattened math;
     # every character still accounted for (the marks are not the text layer's)
@@ -60,8 +70,10 @@ def test_table_row_left_under_its_table_and_flattened_math_block_their_documents
 
 def test_the_fixed_parser_keeps_the_rows_in_the_table_and_passes(tmp_path):
     ruled, _ = stress.build("ruled_last_rows")
-    out = _ingest(tmp_path, {"a_ruled.pdf": ruled})
+    cells, _ = stress.build("word_fraction")
+    out = _ingest(tmp_path, {"a_ruled.pdf": ruled, "e_cells.pdf": cells})
     assert out["code"] == 0 and out["docs"]["a_ruled.pdf"]["status"] == "ok"
+    assert out["docs"]["e_cells.pdf"]["status"] == "ok", out["docs"]["e_cells.pdf"]
 
 
 def test_rules_name_offending_chunks_and_pages():

@@ -326,3 +326,99 @@ def test_a_pair_half_inside_a_lifted_block_still_fails_leak_02():
     half = {"page_no": 1, "bbox": (60, 99, 540, 108), "kind": "formula"}  # the denominator's line only
     result = flattened_math_in_prose(DocumentRows("d", raw={"format": "pdf"}, chunks=rows.chunks, blocks=[half], source=data))
     assert not result.passed and f"'{NUMERATOR} / {DENOMINATOR}'" in result.message
+
+
+def _cell_lines_left(data: bytes, parsed) -> list:
+    from duocthu_assets.parse.pdf_leaks import inspect_tables
+
+    every = [(b.page_no, b.bbox) for b in parsed.blocks]
+    formulas = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind.value == "formula"]
+    return [leak for leak in inspect_tables(data, [], every, formulas).leaks if leak.what == "formula cell line"]
+
+
+def test_a_fraction_set_in_words_over_several_lines_is_lifted_whole():
+    """The stress case ``word_fraction`` (50/2026/NĐ-CP p. 16's layout): the
+    numerator's three lines, the denominator's two and both side cells'
+    three are one ``formula_2d``; the paragraph over it and the one under
+    it stay prose, and no cell line is left outside the block."""
+    from .test_pdf_stress import stress
+
+    data, expect = stress.build("word_fraction")
+    parsed = parse_document(data, Format.PDF, Settings())
+    (block,) = [b for b in parsed.blocks if b.kind.value == "formula"]
+    assert block.shape.value == "formula_2d"
+    for line in expect.formulas:
+        assert line in block.text, (line, block.text)
+    prose = " ".join(s.text for s in parsed.segments)
+    assert all(p in prose for p in expect.prose)
+    assert not any(line in prose for line in ("Diện tích đất", "nhân (x)", "chuyển mục đích", "dụng đất còn"))
+    assert _cell_lines_left(data, parsed) == []
+
+
+def test_a_cell_line_left_outside_its_formula_fails_leak_01(monkeypatch):
+    """The parser as it was: a fraction's bar took its nearest rows only
+    (and no formula grew over its cells' lines).
+    The leak detector names the cell lines left just over and under the
+    block, and leak_01 fails the document with the prose chunk holding them."""
+    from checks.leaks import table_row_in_prose
+    from duocthu_assets.parse import pdf_blocks, pdf_formulas
+
+    from .test_pdf_stress import stress
+
+    monkeypatch.setattr(pdf_formulas, "_cell", lambda lines, fragments, fits: list(lines))
+    monkeypatch.setattr(pdf_blocks, "with_cell_lines", lambda blocks, fragments: blocks)
+    data, _ = stress.build("word_fraction")
+    parsed = parse_document(data, Format.PDF, Settings())
+    left = _cell_lines_left(data, parsed)
+    texts = {leak.text for leak in left}
+    assert {"nhân (x) giá đất tương ứng với", "đất trước khi chuyển mục đích"} <= texts, texts
+    assert all(leak.page_no == 1 for leak in left)
+    blocks = [{"page_no": b.page_no, "bbox": b.bbox, "kind": b.kind.value} for b in parsed.blocks]
+    chunks = [
+        {"chunk_id": f"d:s:{k}", "chunk_kind": "prose", "text": s.text, "regions": [{"page_no": s.page_no, "bbox": s.bbox}]}
+        for k, s in enumerate(parsed.segments)
+    ]
+    result = table_row_in_prose(DocumentRows("d", raw={"format": "pdf"}, chunks=chunks, blocks=blocks, source=data))
+    assert not result.passed and result.pages and set(result.pages) == {1}
+    assert "formula cell line 'đất trước khi chuyển mục đích'" in result.message, result.message
+    holders = {c["chunk_id"] for c in chunks if "chuyển mục đích" in c["text"]}
+    assert holders and holders <= set(result.offending_ids)
+
+
+@pytest.mark.corpus
+def test_decree_fractions_set_in_words_keep_every_cell_line():
+    """50-2026-ND-CP p. 16: two fractions whose numerator, denominator and
+    side cells run over several lines (before: the bar's nearest rows were
+    lifted, the rest read across as one garbled sentence of prose)."""
+    data = corpus_path("diepxuan__50-2026-ND-CP.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    page = [b for b in parsed.blocks if b.page_no == 16 and b.kind.value == "formula"]
+    assert len(page) == 2
+    assert "Diện tích đất có thu tiền thuê đất nhân (x)" in page[0].text and "chuyển mục đích" in page[0].text.split("\n")[-1]
+    assert "Diện tích đất nhân (x) giá đất tương" in page[1].text and "Tiền đất trước" in page[1].text
+    prose = [s.text for s in parsed.segments if s.page_no == 16]
+    assert not any("Diện tích đất" in t or t.startswith("Tiền đất trước") for t in prose), prose
+    assert _cell_lines_left(data, parsed) == []
+
+
+@pytest.mark.corpus
+def test_words_of_a_justified_paragraph_around_an_inline_formula_are_no_cell_lines():
+    """aaai p. 2: a narrow justified column spaces ``and a generic sequence
+    of tokens denoting`` into one fragment per word, under a formula set at
+    the end of a paragraph's line; they are the paragraph's, not a cell's."""
+    data = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    assert _cell_lines_left(data, parsed) == []
+
+
+@pytest.mark.corpus
+def test_a_limit_line_under_a_big_operator_joins_its_formula():
+    """IEEE p. 3: ``Δf = max_{x,y∈D, d(x,y)=1} ‖f(x) − f(y)‖₁``; the display
+    finder took the operator with its first limit line, the second
+    (``d(x,y)=1``, set solid under it) was read into the next paragraph."""
+    data = corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    (block,) = [b for b in parsed.blocks if b.page_no == 3 and b.kind.value == "formula" and "max" in b.text and "D" in b.text and b.bbox[1] < 300]
+    assert "d(x,y)=1" in block.text
+    assert not any(s.text.startswith("d(x,y)=1") for s in parsed.segments if s.page_no == 3)
+    assert _cell_lines_left(data, parsed) == []

@@ -34,7 +34,7 @@ from ..model import BlockKind, BlockShape
 from .pdf_borderless import find_whitespace_tables, split_numeric_cells
 from .pdf_candidates import BlockCandidate, Drawings, cover_fragments, cover_rules, drop_nested, inside_box
 from .pdf_figures import is_figure
-from .pdf_formulas import bar_fragments, display_bars, find_fractions, over_its_bars
+from .pdf_formulas import bar_fragments, display_bars, find_fractions, over_its_bars, with_cell_lines
 from .pdf_geometry import center, contains_point, union
 from .pdf_grids import Grid, bridge_rule_gaps, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
 from .pdf_page import Fragment, Rule
@@ -81,6 +81,7 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
             shown += find_stacked_math(_outside(fragments, typed + shown), list(short_bars))
         shown += find_word_formulas(_outside(fragments, typed + shown)) if has_lone_operator(fragments) else []
         found = _outermost_formulas([cover_fragments(over_its_bars(b, list(short_bars), fragments, settings), fragments) for b in typed + shown])
+        found = with_cell_lines(found, fragments)
         return RuleBlocks((), (), (), (), tuple(sorted(found, key=lambda b: (b.bbox[1], b.bbox[0]))))
     tol = settings.snap_tolerance
     horizontal, vertical = merge_rules(rules, tol)
@@ -111,6 +112,7 @@ def find_rule_blocks(rules: list[Rule], fragments: list[Fragment], settings: Pdf
     blocks = blocks + shown
     bars = bars + list(short_bars)
     blocks = _outermost_formulas([cover_rules(cover_fragments(over_its_bars(b, bars, fragments, settings), fragments), horizontal) for b in blocks])
+    blocks = with_cell_lines(blocks, fragments)
     return RuleBlocks(tuple(horizontal), tuple(vertical), tuple(grids), tuple(tuple(s) for s in stacks), tuple(sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))))
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 from ..model import BlockKind, BlockShape
-from .pdf_candidates import BlockCandidate
+from .pdf_candidates import BlockCandidate, cover_fragments
 from .pdf_fractions import BIG_OPERATOR_EM
 from .pdf_geometry import BBox, center, contains_point, merge_overlapping, union
+from .pdf_leaks import cell_line, cell_lines_outside, set_solid
 from .pdf_page import Fragment, Rule, line_extent
 from .pdf_settings import PdfSettings
 
@@ -58,9 +59,13 @@ def find_fractions(bars: list[Rule], fragments: list[Fragment], settings: PdfSet
         allowed = settings.fraction_center_frac * length + 2
         if abs(center(nb)[0] - mid) > allowed or abs(center(db)[0] - mid) > allowed:
             continue
-        parts = [nb, db, (bx0, by - 0.5, bx1, by + 0.5)]
+        # a numerator or a denominator of several lines (a decree's formula set in words)
+        num = _cell(num, others, lambda g: g.bbox[3] <= by + 1.5 and _under_bar(g, bx0, bx1, allowed))
+        den = _cell(den, others, lambda g: g.bbox[1] >= by - 1.5 and _under_bar(g, bx0, bx1, allowed))
+        parts = [f.bbox for f in num + den] + [(bx0, by - 0.5, bx1, by + 0.5)]
         size = max(f.size for f in num + den)
-        parts += [f.bbox for f in _axis_sides(others, bx0, by, bx1, size, settings)]
+        for side in _axis_sides(others, bx0, by, bx1, size, settings):
+            parts += [f.bbox for f in _cell([side], others, lambda g, s=side: _beside_bar(g, s, bx0, bx1))]
         found.append(union(parts))
     merged = merge_overlapping(found)
     return [BlockCandidate(BlockKind.FORMULA, BlockShape.FORMULA_2D, b, "fraction") for b in merged]
@@ -88,6 +93,73 @@ def over_its_bars(block: BlockCandidate, bars: list[Rule], fragments: list[Fragm
         if (num or block.bbox[1] <= bar.pos - reach) and (den or block.bbox[3] >= bar.pos + reach) and (num or den):
             box = union([box, *(f.bbox for f in num + den)])
     return block if box == block.bbox else BlockCandidate(block.kind, block.shape, box, block.finder)
+
+
+SIDE_CELL_EM = 1.5  # a side cell's other lines stand within this many ems of its line on the axis, either end
+
+
+def _cell(lines: list[Fragment], fragments: list[Fragment], fits) -> list[Fragment]:
+    """``lines`` and every fragment that ``fits`` set solid over or under
+    one of them (:func:`.pdf_leaks.set_solid`), again and again, unless a
+    paragraph's line stands against it (:func:`.pdf_leaks.cell_line`): a
+    cell's lines. 50/2026/NĐ-CP p. 16 sets a fraction's numerator in three
+    lines, its denominator in two and the cells beside it in three; the
+    bar's nearest rows alone left the others in prose, read across the
+    formula as one garbled sentence."""
+    picked = list(lines)
+    grown = True
+    while grown:
+        grown = False
+        for g in fragments:
+            if g in picked or not fits(g):
+                continue
+            if any(set_solid(g, h) for h in picked) and cell_line(g, fragments, fits):
+                picked.append(g)
+                grown = True
+    return picked
+
+
+def _under_bar(g: Fragment, bx0: float, bx1: float, allowed: float) -> bool:
+    """A line of a numerator or a denominator: within the bar's ends and centred on it."""
+    return g.bbox[0] >= bx0 - 2 and _end(g) <= bx1 + 2 and abs(center(g.bbox)[0] - (bx0 + bx1) / 2) <= allowed
+
+
+def _beside_bar(g: Fragment, side: Fragment, bx0: float, bx1: float) -> bool:
+    """A line of the cell beside a fraction whose line on the bar's axis is
+    ``side``: across the same stretch, centred on it, on its side of the bar."""
+    reach = SIDE_CELL_EM * max(side.size, 1.0)
+    if g.bbox[0] < side.bbox[0] - reach or g.bbox[2] > side.bbox[2] + reach:
+        return False
+    if abs(center(g.bbox)[0] - center(side.bbox)[0]) > reach:
+        return False
+    return g.bbox[2] <= bx0 + 1 if side.bbox[2] <= bx0 + 1 else g.bbox[0] >= bx1 - 1
+
+
+def with_cell_lines(blocks: list[BlockCandidate], fragments: list[Fragment]) -> list[BlockCandidate]:
+    """Each formula block grown over the lines of its cells that a finder
+    left just over or under it (:func:`.pdf_leaks.cell_lines_outside`, the
+    leak detector's own test: IEEE p. 3's second limit line ``d(x,y)=1``
+    under ``max``), as long as it meets no other block."""
+    out = list(blocks)
+    for i, block in enumerate(out):
+        if block.kind is not BlockKind.FORMULA:
+            continue
+        others = [o.bbox for j, o in enumerate(out) if j != i]
+        box = block.bbox
+        for _ in range(8):
+            free = [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in [box, *others])]
+            lines = cell_lines_outside(box, fragments, free)
+            grown = union([box, *(g.bbox for g in lines)]) if lines else box
+            if grown == box or any(_meets(o, grown) for o in others):
+                break
+            box = grown
+        if box != block.bbox:
+            out[i] = cover_fragments(BlockCandidate(block.kind, block.shape, box, block.finder), fragments)
+    return out
+
+
+def _meets(a: BBox, b: BBox) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
 
 
 def _spread(frags: list[Fragment]) -> bool:

@@ -13,6 +13,7 @@ table is one run of words and lines up with one column at most.
     aligned_columns   how many distinct columns a line lines up with
     leaked_rows       all of it, for one page
     prose_lines_in    lines of running text inside a block (prose swallowed)
+    loose_cell_lines  a formula's cell lines left just over or under its block
 
 Pure: fragments and boxes in, findings out. :func:`find_leaks` reads the
 pages of a PDF with the parser's own page reader and runs it per page.
@@ -53,6 +54,7 @@ class Leak:
     text: str
     bbox: BBox
     columns: int  # how many of the block's columns the line lines up with
+    what: str = "table row"  # or "formula cell line" (:func:`loose_cell_lines`)
 
 
 def _anchors(values: list[float], min_count: int = 2) -> tuple[float, ...]:
@@ -158,6 +160,134 @@ def leaked_rows(page_no: int, fragments: list[Fragment], blocks: list[BBox], oth
     return leaks
 
 
+CELL_LINE_GAP = 0.5  # a cell's next line starts within this share of a line's height (set solid)
+CELL_REACH_EM = 1.5  # ... across the same stretch: its ends within this many ems of the line's
+CENTRED_WIDER = 1.6  # ... or centred on it and at most this many times as wide
+CELL_OF_BLOCK = 0.9  # ... and narrower than this share of the formula's width (a cell is a part of it)
+
+
+def set_solid(g: Fragment, h: Fragment) -> bool:
+    """``g`` stands just over or under ``h`` (within :data:`CELL_LINE_GAP`
+    of the lower line's height, not beside it) across part of its stretch."""
+    least = max(min(g.height, h.height), 1.0)
+    gap = max(g.bbox[1] - h.bbox[3], h.bbox[1] - g.bbox[3])
+    overlap = min(g.bbox[3], h.bbox[3]) - max(g.bbox[1], h.bbox[1])
+    across = min(g.bbox[2], h.bbox[2]) - max(g.bbox[0], h.bbox[0])
+    return gap <= CELL_LINE_GAP * least and overlap < 0.5 * least and across > 0
+
+
+RUN_GAP_EM = 1.0  # fragments of one line at most this many ems apart are one run
+JUSTIFIED_GAP_EM = 2.0  # ... for the leak detector: a narrow justified column spaces its words this far (aaai p. 2)
+CELL_MAX_WORDS = 12  # a cell's line holds at most this many words (a decree's numerator line 10; a line of prose more)
+
+
+def line_run(g: Fragment, fragments: list[Fragment], gap_em: float = RUN_GAP_EM) -> Fragment:
+    """``g`` with the fragments on its line chained to it within ``gap_em``
+    ems: the line it is part of (a justified paragraph's line can come
+    apart into words; a formula's cells stand further apart)."""
+    least = lambda f: 0.5 * max(min(f.height, g.height), 1.0)  # noqa: E731
+    same = [f for f in fragments if f is not g and min(f.bbox[3], g.bbox[3]) - max(f.bbox[1], g.bbox[1]) >= least(f)]
+    run, x0, x1 = [g], g.bbox[0], g.bbox[2]
+    grown = True
+    while grown:
+        grown = False
+        for f in same:
+            if f in run:
+                continue
+            reach = gap_em * max(f.size, g.size, 1.0)
+            if -1.0 <= f.bbox[0] - x1 <= reach or -1.0 <= x0 - f.bbox[2] <= reach:
+                run.append(f)
+                x0, x1 = min(x0, f.bbox[0]), max(x1, f.bbox[2])
+                grown = True
+    if len(run) == 1:
+        return g
+    from .pdf_page import make_fragment
+
+    return make_fragment(sorted((w for f in run for w in f.words), key=lambda w: w.bbox[0]), g.line_id)
+
+
+def cell_line(g: Fragment, fragments: list[Fragment], fits, gap_em: float = RUN_GAP_EM) -> bool:
+    """Whether ``g``'s line (:func:`line_run`) ``fits`` a cell, holds at most
+    :data:`CELL_MAX_WORDS` words, and is a cell's line rather than a
+    paragraph's: no line that does not fit stands set solid over or under
+    it (a paragraph's short last line has its full-width line over it:
+    50/2026/NĐ-CP p. 24's ``sử dụng đất thì:`` over a cell's first line)."""
+    run = line_run(g, fragments, gap_em)
+    if not fits(run) or len(run.text.split()) > CELL_MAX_WORDS:
+        return False
+    return not any(o is not g and set_solid(o, g) and not fits(line_run(o, fragments, gap_em)) for o in fragments)
+
+
+INLINE_MIN_WORDS = 3  # free words on a formula line's own line: the formula is inline in a paragraph
+
+
+def _prose_beside(h: Fragment, free: list[Fragment]) -> int:
+    """Words of the free fragments on ``h``'s line chained to it, each at
+    most three ems from the last (not across a gutter)."""
+    same = [f for f in free if min(f.bbox[3], h.bbox[3]) - max(f.bbox[1], h.bbox[1]) >= 0.5 * max(min(f.height, h.height), 1.0)]
+    x0, x1, words = h.bbox[0], h.bbox[2], 0
+    reach = 3 * max(h.size, 1.0)
+    grown = True
+    while grown:
+        grown = False
+        for f in list(same):
+            if max(f.bbox[0] - x1, x0 - f.bbox[2]) <= reach:
+                same.remove(f)
+                x0, x1, words = min(x0, f.bbox[0]), max(x1, f.bbox[2]), words + len(f.text.split())
+                grown = True
+    return words
+
+
+def cell_lines_outside(box: BBox, fragments: list[Fragment], free: list[Fragment]) -> list[Fragment]:
+    """The lines among ``free`` that belong to a cell of the formula at
+    ``box`` (see :func:`loose_cell_lines`)."""
+    inside = [f for f in fragments if contains_point(box, *center(f.bbox), pad=1.0)]
+    # a formula set inline in a paragraph's line has that paragraph's lines over and under it
+    inside = [h for h in inside if _prose_beside(h, free) < INLINE_MIN_WORDS]
+    found: list[Fragment] = []
+    for g in free:
+        for h in inside:
+            reach = CELL_REACH_EM * max(h.size, 1.0)
+
+            def fits(o, h=h, reach=reach):
+                if o.bbox[2] - o.bbox[0] >= CELL_OF_BLOCK * (box[2] - box[0]):
+                    return False  # as wide as the whole formula: a paragraph's line (aaai p. 2)
+                if o.bbox[0] >= h.bbox[0] - reach and o.bbox[2] <= h.bbox[2] + reach:
+                    return True
+                # or centred on it, a little wider (a centred cell's lines differ in length)
+                wider = o.bbox[2] - o.bbox[0] <= CENTRED_WIDER * (h.bbox[2] - h.bbox[0])
+                return wider and abs(center(o.bbox)[0] - center(h.bbox)[0]) <= reach
+
+            if set_solid(g, h) and cell_line(g, fragments, fits, JUSTIFIED_GAP_EM):
+                found.append(g)
+                break
+    return found
+
+
+def loose_cell_lines(page_no: int, fragments: list[Fragment], formulas: list[BBox], blocks: list[BBox] = ()) -> list[Leak]:
+    """Lines of a formula's cell left just outside its block: a line
+    outside every block, set solid over or under a line inside one of
+    ``formulas`` (:func:`set_solid`) and across that line's stretch (its
+    ends within :data:`CELL_REACH_EM` ems, or centred on it and at most
+    :data:`CENTRED_WIDER` times as wide; narrower than the formula,
+    :data:`CELL_OF_BLOCK`), with no paragraph line set solid against it
+    (:func:`cell_line`), unless the formula's line has words of prose
+    beside it (a formula inline in a paragraph's line, aaai p. 2). A
+    paragraph's line runs the text's width, so a line just over a display
+    formula is not one; the next line of a numerator, of a denominator or
+    of a cell set in words beside the bar is (50/2026/NĐ-CP p. 16 read a
+    fraction's first numerator line, its last denominator line and the
+    cells' other lines as one garbled sentence of prose; IEEE p. 3 a
+    ``max``'s second limit line, ``d(x,y)=1``)."""
+    every = list(formulas) + list(blocks)
+    free = [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in every)]
+    return [
+        Leak(page_no, k, g.text, g.bbox, 0, "formula cell line")
+        for k, box in enumerate(formulas)
+        for g in cell_lines_outside(box, fragments, free)
+    ]
+
+
 def _long(f: Fragment) -> bool:
     """One run of many words (dot leaders and numbers are not words)."""
     return sum(1 for w in f.words if sum(c.isalpha() for c in w.text) >= 2) >= PROSE_MIN_WORDS
@@ -205,11 +335,12 @@ class Inspection:
     prose_in_blocks: tuple[tuple[int, str], ...]  # (page_no, text) of running-text lines inside a table
 
 
-def inspect_tables(data: bytes, tables: list[tuple[int, BBox]], blocks: list[tuple[int, BBox]] = ()) -> Inspection:
+def inspect_tables(data: bytes, tables: list[tuple[int, BBox]], blocks: list[tuple[int, BBox]] = (), formulas: list[tuple[int, BBox]] = ()) -> Inspection:
     """:func:`leaked_rows` and :func:`prose_lines_in` on every page of the
     PDF ``data`` that holds one of ``tables`` (``(page_no, bbox)`` in the
     parser's coordinates); ``blocks`` are every lifted block (formulas too),
-    whose text is not free."""
+    whose text is not free; :func:`loose_cell_lines` on every page that
+    holds one of ``formulas``."""
     from .pdf_engine import open_pdf
     from .pdf_page import read_page
     from .pdf_settings import resolve_pdf_settings
@@ -217,6 +348,9 @@ def inspect_tables(data: bytes, tables: list[tuple[int, BBox]], blocks: list[tup
     by_page: dict[int, list[BBox]] = {}
     for page_no, bbox in tables:
         by_page.setdefault(page_no, []).append(tuple(bbox))
+    by_formula: dict[int, list[BBox]] = {}
+    for page_no, bbox in formulas:
+        by_formula.setdefault(page_no, []).append(tuple(bbox))
     others: dict[int, list[BBox]] = {}
     for page_no, bbox in blocks:
         others.setdefault(page_no, []).append(tuple(bbox))
@@ -225,16 +359,19 @@ def inspect_tables(data: bytes, tables: list[tuple[int, BBox]], blocks: list[tup
     prose: list[tuple[int, str]] = []
     doc = open_pdf(data)
     try:
-        for page_no in sorted(by_page):
+        for page_no in sorted(set(by_page) | set(by_formula)):
             if not 1 <= page_no <= doc.page_count:
                 continue
             content = read_page(doc[page_no - 1], settings)
             frags = list(content.fragments)
-            boxes = by_page[page_no]
+            boxes = by_page.get(page_no, [])
             extra = [b for b in others.get(page_no, []) if b not in boxes]
             leaks += leaked_rows(page_no, frags, boxes, extra)
             for box in boxes:
                 prose += [(page_no, f.text) for f in prose_lines_in(box, frags, list(content.rules))]
+            cells = by_formula.get(page_no, [])
+            if cells:
+                leaks += loose_cell_lines(page_no, frags, cells, [b for b in others.get(page_no, []) + boxes if b not in cells])
     finally:
         doc.close()
     return Inspection(tuple(leaks), tuple(prose))
