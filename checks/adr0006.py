@@ -368,9 +368,22 @@ def _printed_numbers(rows: DocumentRows) -> dict[int, tuple[str, str]]:
         if f.get("kind") == "page_label":
             found.setdefault(f["page_no"], (f.get("text") or "", FURNITURE))
     for s in rows.segments:
-        if s.get("page_no") is not None and s.get("kind") != "heading" and parse_page_number(s.get("text") or ""):
+        if s.get("page_no") is not None and s.get("kind") != "heading" and parse_page_number(s.get("text") or "") and _at_head_or_foot(s, rows.segments):
             found.setdefault(s["page_no"], (s["text"].strip(), IN_PROSE))
     return found
+
+
+def _at_head_or_foot(segment: Row, segments) -> bool:
+    """Whether no other segment of its page starts above it, or none ends
+    under it: a page number is printed at the head or the foot of a page;
+    a lone number with the page's text over and under it is a figure's
+    tick or a cell (dpr p. 5's axis ``90``). Unknown without boxes: yes."""
+    box = segment.get("bbox")
+    if box is None or len(box) != 4:
+        return True
+    others = [o.get("bbox") for o in segments if o is not segment and o.get("page_no") == segment["page_no"]]
+    others = [b for b in others if b is not None and len(b) == 4]
+    return not any(b[1] < box[1] - 1 for b in others) or not any(b[3] > box[3] + 1 for b in others)
 
 
 def _why_unverified(page: int, text: str, where: str, labels: dict[int, str], page_count: int) -> str:

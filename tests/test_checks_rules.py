@@ -555,6 +555,25 @@ def test_10_a_trailing_page_whose_number_was_left_in_prose_offends():
     ) in result.message
 
 
+def test_10_a_lone_number_with_the_pages_text_over_and_under_it_is_no_page_number():
+    """dpr p. 5: a figure's axis ticks (``90``, ``80``) read as paragraphs
+    in the middle of the page are not a page number left in prose; the
+    same number at the foot of the page still is."""
+    doc = paper(block_page=1)
+    base = doc.segments[0]
+    doc.segments += [
+        {**base, "segment_id": "s007", "kind": "paragraph", "text": "Above the figure.", "level": 0, "bbox": (0, 100, 200, 110)},
+        {**base, "segment_id": "s008", "kind": "paragraph", "text": "90", "level": 0, "bbox": (300, 300, 310, 308)},
+        {**base, "segment_id": "s009", "kind": "paragraph", "text": "Under the figure.", "level": 0, "bbox": (0, 500, 200, 510)},
+    ]
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is True, result.message
+    doc.segments[-1] = {**doc.segments[-1], "text": "90", "bbox": (290, 780, 305, 790)}  # now the page's last line
+    doc.segments[-2] = {**doc.segments[-2], "text": "The figure's caption."}
+    result = doc.evaluate("adr0006_10_attachment_without_printed_page")
+    assert result.passed is False and "page 1 prints '90' as a paragraph of prose" in result.message, result.message
+
+
 def _furniture_number_on_block_page(doc: Doc, page: int, text: str, numbered: dict[int, str]) -> None:
     """The block on ``page`` lost its printed page; ``page`` prints ``text``
     as page-label furniture; the verified labels are ``numbered``."""

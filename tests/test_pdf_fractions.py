@@ -422,3 +422,54 @@ def test_a_limit_line_under_a_big_operator_joins_its_formula():
     assert "d(x,y)=1" in block.text
     assert not any(s.text.startswith("d(x,y)=1") for s in parsed.segments if s.page_no == 3)
     assert _cell_lines_left(data, parsed) == []
+
+
+def _line(text: str, x0: float, top: float, size: float = 10.0):
+    """One fragment of words 6 pt apart per character, a line's height high."""
+    words, x = [], x0
+    for token in text.split():
+        words.append(_word(token, (x, top, x + 5.0 * len(token), top + 1.2 * size), size))
+        x += 5.0 * len(token) + 3.0
+    return make_fragment(words, 0)
+
+
+def test_a_formula_ending_with_an_operator_goes_on_into_its_lines_of_math_not_into_prose():
+    from duocthu_assets.parse.pdf_leaks import continued_lines, formula_goes_on
+
+    head = _line("S_{max}(D) =", 80, 100)
+    box = head.bbox
+    math = [_line("max {exp(−kϵ)(max(Dom(A)) −x_{n−k}),", 82, 112.5), _line("exp(−kϵ)(x_n −x_{n−k−1})}.", 82, 125)]
+    after = _line("Calibration to the smooth sensitivity is effective", 60, 150)
+    fragments = [head, *math, after]
+    # the lines of math it goes on into, down to the gap before the paragraph
+    assert continued_lines(box, fragments, math + [after]) == math
+    assert formula_goes_on(10, fragments, [box]) and formula_goes_on(10, fragments, [box])[0].text == math[0].text
+    # a line of prose under it: not taken, and named
+    prose = _line("y) Pr(A(y) = x) and we use that M satisfies", 80, 112.5)
+    assert continued_lines(box, [head, prose], [prose]) == []
+    (leak,) = formula_goes_on(7, [head, prose], [box])
+    assert leak.what == "line a formula goes on into" and leak.text.startswith("y) Pr(A(y) = x)")
+    # a formula ending its line with no operator goes on into nothing
+    done = _line("S_{max}(D) = 1.", 80, 100)
+    assert continued_lines(done.bbox, [done, prose], [prose]) == [] and formula_goes_on(7, [done, prose], [done.bbox]) == []
+
+
+@pytest.mark.corpus
+def test_a_display_equation_ending_its_first_line_with_an_operator_is_lifted_whole():
+    """IEEE p. 10: ``S_{maximum,ϵ}(D) =`` was lifted alone; its right-hand
+    side (``max`` with its limit, two lines of braces) was read into prose
+    out of order. p. 7's formula, cut inside a paragraph's line
+    (``Pr(M(d) =`` in the block, ``y) Pr(A(y) = x) and we use that …``
+    in prose), is named by leak_01 instead: that line holds prose."""
+    from duocthu_assets.parse.pdf_leaks import inspect_tables
+
+    data = corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    (block,) = [b for b in parsed.blocks if b.page_no == 10 and "maximum,ϵ}(D) =" in b.text]
+    for piece in ("max", "k=0,...,n", "exp(−kϵ)(x_n"):
+        assert piece in block.text, block.text
+    assert not any("k=0,...,n" in s.text for s in parsed.segments if s.page_no == 10)
+    every = [(b.page_no, b.bbox) for b in parsed.blocks]
+    formulas = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind.value == "formula"]
+    leaks = inspect_tables(data, [], every, formulas).leaks
+    assert [(leak.page_no, leak.what) for leak in leaks] == [(7, "line a formula goes on into")], leaks

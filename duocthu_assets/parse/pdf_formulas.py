@@ -9,7 +9,7 @@ from ..model import BlockKind, BlockShape
 from .pdf_candidates import BlockCandidate, cover_fragments
 from .pdf_fractions import BIG_OPERATOR_EM
 from .pdf_geometry import BBox, center, contains_point, merge_overlapping, union
-from .pdf_leaks import cell_line, cell_lines_outside, set_solid
+from .pdf_leaks import cell_line, cell_lines_outside, continued_lines, set_solid
 from .pdf_page import Fragment, Rule, line_extent
 from .pdf_settings import PdfSettings
 
@@ -139,7 +139,9 @@ def with_cell_lines(blocks: list[BlockCandidate], fragments: list[Fragment]) -> 
     """Each formula block grown over the lines of its cells that a finder
     left just over or under it (:func:`.pdf_leaks.cell_lines_outside`, the
     leak detector's own test: IEEE p. 3's second limit line ``d(x,y)=1``
-    under ``max``), as long as it meets no other block."""
+    under ``max``) and over the lines of math it goes on into when its last
+    line ends with an operator (:func:`.pdf_leaks.continued_lines`), as
+    long as it meets no other block."""
     out = list(blocks)
     for i, block in enumerate(out):
         if block.kind is not BlockKind.FORMULA:
@@ -148,7 +150,7 @@ def with_cell_lines(blocks: list[BlockCandidate], fragments: list[Fragment]) -> 
         box = block.bbox
         for _ in range(8):
             free = [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in [box, *others])]
-            lines = cell_lines_outside(box, fragments, free)
+            lines = cell_lines_outside(box, fragments, free) or continued_lines(box, fragments, free)
             grown = union([box, *(g.bbox for g in lines)]) if lines else box
             if grown == box or any(_meets(o, grown) for o in others):
                 break

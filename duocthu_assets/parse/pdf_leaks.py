@@ -14,6 +14,7 @@ table is one run of words and lines up with one column at most.
     leaked_rows       all of it, for one page
     prose_lines_in    lines of running text inside a block (prose swallowed)
     loose_cell_lines  a formula's cell lines left just over or under its block
+    formula_goes_on   a formula ending with an operator, its next line left in prose
 
 Pure: fragments and boxes in, findings out. :func:`find_leaks` reads the
 pages of a PDF with the parser's own page reader and runs it per page.
@@ -264,6 +265,65 @@ def cell_lines_outside(box: BBox, fragments: list[Fragment], free: list[Fragment
     return found
 
 
+GOES_ON = frozenset("=+−-×·≤≥<>≈∼→∈")  # a formula's last line ending with one of these goes on below
+MATH_LINE_MAX_WORDS = 1  # a line a formula goes on into holds at most this many words of prose (``max``)
+
+
+def _ends_with_operator(box: BBox, fragments: list[Fragment]) -> bool:
+    """Whether the last line of the formula at ``box`` ends with an operator
+    (``S_{maximum,ϵ}(D) =``): the formula goes on on the next line."""
+    inside = [f for f in fragments if contains_point(box, *center(f.bbox), pad=1.0)]
+    if not inside:
+        return False
+    last = max(inside, key=lambda f: (f.bbox[1] + f.bbox[3]) / 2)
+    line = [f for f in inside if min(f.bbox[3], last.bbox[3]) - max(f.bbox[1], last.bbox[1]) >= 0.5 * max(min(f.height, last.height), 1.0)]
+    text = max(line, key=lambda f: f.bbox[2]).text.rstrip()
+    return bool(text) and text[-1] in GOES_ON
+
+
+def lines_under(box: BBox, free: list[Fragment]) -> list[Fragment]:
+    """The free lines set solid under ``box`` (their top within
+    :data:`CELL_LINE_GAP` of a line's height of its bottom) that start
+    within its stretch."""
+    return [
+        f for f in free
+        if -0.5 * f.height <= f.bbox[1] - box[3] <= CELL_LINE_GAP * max(f.height, 1.0) and box[0] - 2 * max(f.size, 1.0) <= f.bbox[0] <= box[2]
+    ]
+
+
+def continued_lines(box: BBox, fragments: list[Fragment], free: list[Fragment]) -> list[Fragment]:
+    """When the formula at ``box`` ends its last line with an operator, the
+    lines it goes on into: each line set solid under it (:func:`lines_under`)
+    while every piece of that line holds at most :data:`MATH_LINE_MAX_WORDS`
+    words of prose (IEEE p. 10: ``S_{maximum,ϵ}(D) =`` lifted alone, its
+    right-hand side ``max_{k=0,…,n} {exp(−kϵ)(…), exp(−kϵ)(…)}.`` read into
+    prose as three lines in the wrong order)."""
+    if not _ends_with_operator(box, fragments):
+        return []
+    taken: list[Fragment] = []
+    for _ in range(8):
+        under = [f for f in lines_under(box, free) if f not in taken]
+        if not under or any(_wordy(f) > MATH_LINE_MAX_WORDS for f in under):
+            break
+        taken += under
+        box = union([box, *(f.bbox for f in under)])
+    return taken
+
+
+def formula_goes_on(page_no: int, fragments: list[Fragment], formulas: list[BBox], blocks: list[BBox] = ()) -> list[Leak]:
+    """A formula whose last line ends with an operator and a line set solid
+    under it, outside every block: the rest of the formula read as prose
+    (what :func:`continued_lines` could not take: a line holding prose)."""
+    every = list(formulas) + list(blocks)
+    free = [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in every)]
+    return [
+        Leak(page_no, k, g.text, g.bbox, 0, "line a formula goes on into")
+        for k, box in enumerate(formulas)
+        if _ends_with_operator(box, fragments)
+        for g in lines_under(box, free)[:1]
+    ]
+
+
 def loose_cell_lines(page_no: int, fragments: list[Fragment], formulas: list[BBox], blocks: list[BBox] = ()) -> list[Leak]:
     """Lines of a formula's cell left just outside its block: a line
     outside every block, set solid over or under a line inside one of
@@ -371,7 +431,8 @@ def inspect_tables(data: bytes, tables: list[tuple[int, BBox]], blocks: list[tup
                 prose += [(page_no, f.text) for f in prose_lines_in(box, frags, list(content.rules))]
             cells = by_formula.get(page_no, [])
             if cells:
-                leaks += loose_cell_lines(page_no, frags, cells, [b for b in others.get(page_no, []) + boxes if b not in cells])
+                rest = [b for b in others.get(page_no, []) + boxes if b not in cells]
+                leaks += loose_cell_lines(page_no, frags, cells, rest) + formula_goes_on(page_no, frags, cells, rest)
     finally:
         doc.close()
     return Inspection(tuple(leaks), tuple(prose))
