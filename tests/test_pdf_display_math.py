@@ -66,3 +66,15 @@ def test_displays_once_left_in_prose_are_lifted(name, page, piece):
     formulas = [b for b in parsed.blocks if b.kind is BlockKind.FORMULA and b.page_no == page and piece in b.text]
     assert len(formulas) == 1 and formulas[0].shape is BlockShape.FORMULA_2D
     assert not any(piece in s.text for s in parsed.segments if s.page_no == page and piece != "(4)")  # "Eq. (4)" is prose
+
+
+@pytest.mark.corpus
+def test_a_paragraphs_first_line_holding_inline_math_stays_prose():
+    """dpr p. 3: ``Let D = {⟨q_i, p^+_i, …⟩}^m_{i=1} be the`` opens a
+    paragraph, indented, flush with the column's right edge: a line of
+    prose with its scripts marked, not a display formula lifted out of the
+    paragraph."""
+    data = corpus_path("unstructured__multi-column_dpr.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    assert not any(b.page_no == 3 and b.kind.value == "formula" and b.bbox[1] < 110 and b.bbox[0] > 300 for b in parsed.blocks)
+    assert any(s.text.startswith("Let D = {⟨q_i, p^+_i, p^−_{i,1}") and "be the training data" in s.text for s in parsed.segments if s.page_no == 3)

@@ -270,9 +270,22 @@ def _column_line(row: list[Fragment], left: float, right: float) -> bool:
     (stream_parameter p. 1's ``sources, i.e. S = {s_1, s_2, s_3}, such
     that s_i ∈ [1, …, L − 1]``), not a display, which stands apart from
     an edge or holds no words but function names (IEEE p. 7 fills its
-    column with ``exp(…) ≤ Pr(z + N = s)/Pr(z′ + N = s) ≤ exp(…)``)."""
+    column with ``exp(…) ≤ Pr(z + N = s)/Pr(z′ + N = s) ≤ exp(…)``). A
+    paragraph's first line may start indented (IEEE p. 7's ``To check
+    that exp(−ϵ) Pr(…) ≤``), and its words may be short (``we decompose
+    … as``)."""
     box = row_box(row)
-    return box[0] <= left + START_TOL and box[2] >= right - START_TOL and _prose_words(" ".join(f.text for f in row)) >= 2
+    indent = PARAGRAPH_INDENT_EM * max((f.size for f in row), default=0.0)  # a paragraph's first line
+    text = " ".join(f.text for f in row)
+    return box[0] <= left + START_TOL + indent and box[2] >= right - START_TOL and (_prose_words(text) >= 2 or _small_words(text) >= 3)
+
+
+PARAGRAPH_INDENT_EM = 1.5  # a paragraph's first line starts at most this many ems in from its column's edge
+
+
+def _small_words(text: str) -> int:
+    """Words of two or more lower-case letters (``we decompose … as``), not a function's name."""
+    return sum(1 for t in (token.strip(_EDGE_PUNCTUATION) for token in text.split()) if len(t) >= 2 and t.isalpha() and t.islower() and t not in FUNCTION_NAMES)
 
 
 FUNCTION_NAMES = frozenset("exp log ln lg sin cos tan cot sinh cosh tanh arg det dim ker max min sup inf lim mod gcd".split())
