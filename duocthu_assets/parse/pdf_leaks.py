@@ -35,6 +35,7 @@ from .pdf_table_scoring import text_rows
 ANCHOR_TOL = 2.5  # points: a cell edge this close to a column edge lines up with it
 MIN_ALIGNED = 2  # a leaked row lines up with at least this many columns
 PROSE_MIN_WORDS = 9  # one run of this many words is a line of running text
+MAX_WRAPPED = 2  # lines of one piece on a column's left edge (a wrapped cell) stepped over between rows
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,11 @@ def rows_below(block: BBox, fragments: list[Fragment], blocks: list[BBox], grid:
 def leaked_rows(page_no: int, fragments: list[Fragment], blocks: list[BBox], other_blocks: list[BBox] = ()) -> list[Leak]:
     """The lines under each table of ``blocks`` that line up with its
     columns, down to the first line that does not (text inside any block,
-    ``other_blocks`` too, is not free)."""
+    ``other_blocks`` too, is not free). A line of one piece starting on a
+    column's left edge is a wrapped cell's next line: stepped over (up to
+    :data:`MAX_WRAPPED` in a row), not the end of the rows (aaai p. 4:
+    ``marked as needing improvement`` under the block hid the two rows of
+    Table 1 under it)."""
     every = list(blocks) + list(other_blocks)
     leaks: list[Leak] = []
     for k, box in enumerate(blocks):
@@ -153,10 +158,18 @@ def leaked_rows(page_no: int, fragments: list[Fragment], blocks: list[BBox], oth
         grid = block_grid(inside)
         if grid is None:
             continue
+        wrapped = 0
         for row in rows_below(box, fragments, every, grid):
             n = aligned_columns(row, grid)
+            # pieces of the other column beside it (a caption across the gutter) aside
+            pieces = [f for f in row if aligned_columns([f], grid)]
+            column = _near(pieces[0].bbox[0], grid.lefts) if len(pieces) == 1 else None
+            if column and not _long(pieces[0]) and wrapped < MAX_WRAPPED:  # not the first column: a paragraph starts there
+                wrapped += 1  # a cell's next line, on a column's left edge: the rows may go on under it
+                continue
             if len(row) < MIN_ALIGNED or n < MIN_ALIGNED:
                 break
+            wrapped = 0
             leaks.append(Leak(page_no, k, " ".join(f.text for f in row), union(f.bbox for f in row), n))
     return leaks
 
