@@ -199,8 +199,11 @@ def line_run(g: Fragment, fragments: list[Fragment], gap_em: float = RUN_GAP_EM)
     """``g`` with the fragments on its line chained to it within ``gap_em``
     ems: the line it is part of (a justified paragraph's line can come
     apart into words; a formula's cells stand further apart)."""
-    least = lambda f: 0.5 * max(min(f.height, g.height), 1.0)  # noqa: E731
-    same = [f for f in fragments if f is not g and min(f.bbox[3], g.bbox[3]) - max(f.bbox[1], g.bbox[1]) >= least(f)]
+    gy0, gy1, gh = g.bbox[1], g.bbox[3], g.height
+    same = [
+        f for f in fragments
+        if f is not g and f.bbox[1] < gy1 and f.bbox[3] > gy0 and min(f.bbox[3], gy1) - max(f.bbox[1], gy0) >= 0.5 * max(min(f.height, gh), 1.0)
+    ]
     run, x0, x1 = [g], g.bbox[0], g.bbox[2]
     grown = True
     while grown:
@@ -229,7 +232,9 @@ def cell_line(g: Fragment, fragments: list[Fragment], fits, gap_em: float = RUN_
     run = line_run(g, fragments, gap_em)
     if not fits(run) or len(run.text.split()) > CELL_MAX_WORDS:
         return False
-    return not any(o is not g and set_solid(o, g) and not fits(line_run(o, fragments, gap_em)) for o in fragments)
+    reach = g.height + 1.0  # only lines this close over or under it can be set solid against it
+    near = [o for o in fragments if o.bbox[1] <= g.bbox[3] + reach and o.bbox[3] >= g.bbox[1] - reach]
+    return not any(o is not g and set_solid(o, g) and not fits(line_run(o, near, gap_em)) for o in near)
 
 
 INLINE_MIN_WORDS = 3  # free words on a formula line's own line: the formula is inline in a paragraph
@@ -256,8 +261,13 @@ def cell_lines_outside(box: BBox, fragments: list[Fragment], free: list[Fragment
     """The lines among ``free`` that belong to a cell of the formula at
     ``box`` (see :func:`loose_cell_lines`)."""
     inside = [f for f in fragments if contains_point(box, *center(f.bbox), pad=1.0)]
+    reach = 2.0 * max((f.height for f in inside), default=0.0)  # set solid: within a line's height of the box
+    level = [g for g in free if g.bbox[3] >= box[1] - reach and g.bbox[1] <= box[3] + reach]
+    free = [g for g in level if g.bbox[2] > box[0] and g.bbox[0] < box[2]]
+    if not free:
+        return []
     # a formula set inline in a paragraph's line has that paragraph's lines over and under it
-    inside = [h for h in inside if _prose_beside(h, free) < INLINE_MIN_WORDS]
+    inside = [h for h in inside if _prose_beside(h, level) < INLINE_MIN_WORDS]
     found: list[Fragment] = []
     for g in free:
         for h in inside:
