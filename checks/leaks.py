@@ -34,18 +34,33 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   cells of words, in prose: a formula set in words (a decree's ``Tiền thuê
   đất phải nộp = Diện tích … x Đơn giá …``) whose cells read as interleaved
   lines unless a block lifts it
-  (:func:`duocthu_assets.parse.pdf_leaks.lone_operators_in`).
+  (:func:`duocthu_assets.parse.pdf_leaks.lone_operators_in`). So does a
+  line of math in prose that lost a glyph with no Unicode mapping (U+FFFD,
+  a private-use code point: a tall parenthesis, an ``∫``, a floor bracket
+  the font does not map), which the text cannot show
+  (:func:`duocthu_assets.parse.pdf_leaks.lost_glyphs_in`).
 """
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables, lone_operators_in, loose_scripts_in, stacked_pairs_in
+from duocthu_assets.parse.pdf_leaks import (
+    code_listings_in,
+    figure_labels_in,
+    flattened_math,
+    flattened_window,
+    inspect_tables,
+    lone_operators_in,
+    loose_scripts_in,
+    lost_glyphs_in,
+    stacked_pairs_in,
+)
 
 from .adr0006 import normalize_for_leaks
 from .rules import DocumentRows, Row, Rule, RuleResult
 
 ASSET = "chunks"
 PROSE = "prose"
+LOST = "a math glyph with no Unicode mapping left out of its line (shown ⍰)"
 
 
 def _prose_chunks(rows: DocumentRows) -> list[Row]:
@@ -134,9 +149,13 @@ def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
     loose = [(page, f"a script set on a line of its own, unmarked: {text!r}", bbox) for page, text, bbox in loose_scripts_in(rows.source, pages)]
     stacked = [(page, f"two words stacked, read apart (a fraction without a bar, a binomial, stacked scripts): {text!r}", bbox) for page, text, bbox in stacked_pairs_in(rows.source, pages)]
     words = [(page, f"a formula set in words read into prose (its cells apart): {text!r}", bbox) for page, text, bbox in lone_operators_in(rows.source, pages)]
-    for page, text, bbox in loose + stacked + words:
+    lost = [(page, f"{LOST}: {text!r}", bbox) for page, text, bbox in lost_glyphs_in(rows.source, pages)]
+    for page, text, bbox in loose + stacked + words + lost:
         if any(p == page and _within(bbox, b) for p, b in blocks):
             continue  # the block's (one word over its edge is not: jcap p. 5's numerators once stood over theirs)
+        middle = ((bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2)
+        if text.startswith(LOST) and any(p == page and b[0] <= middle[0] <= b[2] and b[1] <= middle[1] <= b[3] for p, b in blocks):
+            continue  # a lost glyph's line in a block: its crop shows it (a tall brace's line box stands over the block's)
         for chunk in chunks:
             regions = chunk.get("regions") or []
             if any(r["page_no"] == page and r.get("bbox") is not None and _overlaps(r["bbox"], bbox) for r in regions):

@@ -507,3 +507,51 @@ def test_aaai_table_1s_last_rows_left_in_prose_are_named():
     tables = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind.value == "table"]
     leaks = inspect_tables(data, tables, [(b.page_no, b.bbox) for b in parsed.blocks]).leaks
     assert any(leak.page_no == 4 and leak.text.startswith("NC-RAPT (High)") for leak in leaks), leaks
+
+
+def _lost_outside_blocks(data: bytes, parsed) -> list:
+    from duocthu_assets.parse.pdf_leaks import lost_glyphs_in
+
+    blocks = [(b.page_no, b.bbox) for b in parsed.blocks]
+    return [
+        (page, text) for page, text, box in lost_glyphs_in(data, list(range(1, parsed.page_count + 1)))
+        if not any(p == page and b[0] <= (box[0] + box[2]) / 2 <= b[2] and b[1] <= (box[1] + box[3]) / 2 <= b[3] for p, b in blocks)
+    ]
+
+
+@pytest.mark.corpus
+def test_numbered_display_equations_whose_parentheses_have_no_unicode_are_lifted():
+    """dpr p. 7: ``P_{start,i}(s) = softmax(P_i w_start)_s, (3)`` and (4)
+    were read into prose as ``softmax P_iw_{start} _s``: the tall
+    parentheses have no Unicode mapping, so the text lost them, silently.
+    A numbered line set apart that is one relation with marked scripts is
+    a display: (3)-(5) are one formula block, its crop shows them."""
+    data = corpus_path("unstructured__multi-column_dpr.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    (block,) = [b for b in parsed.blocks if b.page_no == 7 and b.kind.value == "formula" and "softmax" in b.text]
+    assert "P_{start,i}(s)" in block.text and "P_{end,i}(t)" in block.text and "(5)" in block.text
+    assert not any("softmax" in s.text for s in parsed.segments if s.page_no == 7)
+    assert _lost_outside_blocks(data, parsed) == []
+
+
+@pytest.mark.corpus
+def test_a_math_glyph_with_no_unicode_left_out_of_prose_fails_leak_02():
+    """aaai p. 7: ``⌊d/2⌋``'s floor brackets have no Unicode mapping; the
+    lines that lost them are named (the document was already blocked for
+    the stacked ``d/2``; now the lost glyphs are named too). A list's
+    bullets with no mapping (redp5110) are not math and are not named."""
+    from checks.leaks import flattened_math_in_prose
+
+    data = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()
+    parsed = parse_document(data, Format.PDF, Settings())
+    assert {page for page, _ in _lost_outside_blocks(data, parsed)} == {7}
+    chunks = [
+        {"chunk_id": f"d:s:{k}", "chunk_kind": "prose", "text": s.text, "regions": [{"page_no": s.page_no, "bbox": s.bbox}]}
+        for k, s in enumerate(parsed.segments) if s.page_no == 7
+    ]
+    blocks = [{"page_no": b.page_no, "bbox": b.bbox, "kind": b.kind.value} for b in parsed.blocks]
+    result = flattened_math_in_prose(DocumentRows("d", raw={"format": "pdf"}, chunks=chunks, blocks=blocks, source=data))
+    assert not result.passed and 7 in result.pages
+    assert "a math glyph with no Unicode mapping left out of its line (shown ⍰)" in result.message, result.message
+    redp = corpus_path("docling__redp5110_sampled.pdf").read_bytes()
+    assert _lost_outside_blocks(redp, parse_document(redp, Format.PDF, Settings())) == []

@@ -189,12 +189,19 @@ RELATIONS = set("=<>≤≥≈≡∝∼≠")
 
 def _scripted_equation(row: list[Fragment]) -> bool:
     """A line that is one relation with a marked script in it and not a word
-    of prose (``a^2 + 8 = 12``, ``f_R(D) = |{x ∈ D}|``; not ``^∗Equal
-    contribution`` nor ``let P_i ∈ R^{L×h} (1 ≤ i ≤ k) be``)."""
+    of prose (``a^2 + 8 = 12``, ``f_R(D) = |{x ∈ D}|``, dpr p. 7's
+    ``P_{start,i}(s) = softmax(P_i w_start)_s`` — a function's name is no
+    word of prose —; not ``^∗Equal contribution`` nor ``let P_i ∈ R^{L×h}
+    (1 ≤ i ≤ k) be``)."""
     text = " ".join(f.text for f in row)
     if not any(_scripted(f) for f in row) or not any(c in RELATIONS for c in text):
         return False
-    return not any(len(t) >= 3 and t.isalpha() for t in (t.strip(",.;:") for t in text.split()))
+    return not any(len(t) >= 3 and t.isalpha() and t.lower() not in FUNCTION_NAMES for t in (t.strip(",.;:") for t in text.split()))
+
+
+def _numbered(row: list[Fragment]) -> bool:
+    """The row ends with an equation number: ``(3)``."""
+    return bool(row) and bool(EQUATION_NUMBER.match(max(row, key=lambda f: f.bbox[2]).text.strip()))
 
 
 def _set_apart(row: list[Fragment], rows: list[list[Fragment]], k: int) -> bool:
@@ -288,7 +295,7 @@ def _small_words(text: str) -> int:
     return sum(1 for t in (token.strip(_EDGE_PUNCTUATION) for token in text.split()) if len(t) >= 2 and t.isalpha() and t.islower() and t not in FUNCTION_NAMES)
 
 
-FUNCTION_NAMES = frozenset("exp log ln lg sin cos tan cot sinh cosh tanh arg det dim ker max min sup inf lim mod gcd".split())
+FUNCTION_NAMES = frozenset("exp log ln lg sin cos tan cot sinh cosh tanh arg det dim ker max min sup inf lim mod gcd softmax argmax argmin sigmoid diag".split())
 
 
 def _prose_words(text: str) -> int:
@@ -305,7 +312,9 @@ def _display_math(page_rows: list[list[Fragment]], prose_line=lambda row: False)
     """Display formulas among rows of text, in reading order (``prose_line``:
     a row that, alone, is a line of prose whatever math it holds)."""
     rows = [_own_column(r) for r in page_rows]
-    math = [is_math_row(r) for r in rows]
+    # a numbered line set apart that is one relation with marked scripts and no word of prose is
+    # a display whatever share of its tokens look like formula pieces (dpr p. 7's ``softmax`` rows)
+    math = [is_math_row(r) or (_numbered(r) and _scripted_equation(r) and _set_apart(r, rows, k)) for k, r in enumerate(rows)]
     flags = [m or is_satellite_row(r) for m, r in zip(math, rows)]
     real = {id(r) for r, m in zip(rows, math) if m}
     out = []

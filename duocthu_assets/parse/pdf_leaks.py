@@ -775,6 +775,62 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     return found
 
 
+MATH_LINE = re.compile(r"[=<>≤≥±×÷]")  # a line holding a relation or an operator is a line of math
+BULLET_REACH_EM = 1.5  # a glyph with something this close before it on its line is inside a line, not a list's bullet
+
+
+def _bullet(line: dict, lines: list[dict | None]) -> bool:
+    """Whether a line that is nothing but unmapped glyphs is a list's
+    bullet: nothing stands just before it on its baseline, and words follow
+    it there (redp5110's bullets); a stretched parenthesis or an ``∫`` has
+    its expression's text just before it (``softmax``, ``as``)."""
+    x0, y0, x1, y1 = line["bbox"]
+    size = max((sp.get("size", 0.0) for sp in line["spans"]), default=0.0) or (y1 - y0)
+    before = after = False
+    for other in lines:
+        if other is None or other is line:
+            continue
+        ox0, oy0, ox1, oy1 = other["bbox"]
+        if min(oy1, y1) - max(oy0, y0) < 0.5 * min(oy1 - oy0, y1 - y0):
+            continue  # not on its line
+        if "".join(sp["text"] for sp in other["spans"]).strip():
+            before |= 0 <= x0 - ox1 <= BULLET_REACH_EM * size
+            after |= 0 <= ox0 - x1 <= 3 * BULLET_REACH_EM * size
+    return after and not before
+
+
+def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
+    """``(page_no, text, bbox)`` of each MuPDF line of the pages ``page_nos``
+    that holds a glyph with no Unicode mapping (U+FFFD, a private-use code
+    point: the page reader leaves it out of its word) and is math: the line
+    holds a relation or an operator (:data:`MATH_LINE`), or is nothing but
+    such glyphs and no list's bullet (:func:`_bullet`: a stretched delimiter
+    or a big operator drawn on a line of its own). dpr p. 7's
+    ``softmax(P_i w_start)_s`` lost its tall parentheses, IEEE p. 7 its
+    ``∫``, aaai p. 7 its ``⌊ ⌋``; a list's bullet (redp5110) or a quotation
+    mark among words (the Korean report) is not math. The text shows each
+    lost glyph as ``⍰``; boxes in the parser's coordinates."""
+    from .pdf_page import UNMAPPED, _transform, reading_matrix, unrotated_size
+
+    found: list[tuple[int, str, BBox]] = []
+    for page_no, page, page_dict in _page_dicts(data, page_nos):
+        lines, _ = reading_lines(page_dict)
+        hits = []
+        for line in lines:
+            if line is None:
+                continue
+            text = "".join(sp["text"] for sp in line["spans"])
+            if not UNMAPPED.search(text):
+                continue
+            plain = UNMAPPED.sub("", text)
+            if MATH_LINE.search(plain) or (not plain.strip() and not _bullet(line, lines)):
+                hits.append((UNMAPPED.sub("⍰", text).strip(), tuple(line["bbox"])))
+        if hits:
+            matrix = reading_matrix(page_dict, *unrotated_size(page))
+            found += [(page_no, text, _transform(box, matrix)) for text, box in hits]
+    return found
+
+
 def _span_words(page_dict: dict) -> list:
     """A page's non-blank spans running left to right as one-line
     fragments of words (a cheap stand-in for its words, for a first pass)."""
