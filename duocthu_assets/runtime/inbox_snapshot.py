@@ -43,7 +43,7 @@ import dagster as dg
 from .gates import home_file
 
 NAME = "duocthu-inbox-snapshot.json"
-_UNFINISHED = [
+UNFINISHED = [
     dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
     dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING,
 ]
@@ -111,7 +111,7 @@ def warehouse_state(root: str) -> list | None:
 
 def runs_state(instance: dg.DagsterInstance) -> list | None:
     """The latest run (id, status, last update); None while any run is unfinished."""
-    if instance.get_run_records(filters=dg.RunsFilter(statuses=_UNFINISHED), limit=1):
+    if instance.get_run_records(filters=dg.RunsFilter(statuses=UNFINISHED), limit=1):
         return None
     latest = instance.get_run_records(limit=1)
     if not latest:

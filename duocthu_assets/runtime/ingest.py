@@ -35,6 +35,7 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, TextIO
 
@@ -489,9 +490,26 @@ def refresh_index_until_current(
         if not force and index_agrees(instance, warehouse):
             break
         force = False
-        defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=config)
+        since = datetime.now(timezone.utc)
+        result = defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=config)
         runs += 1
+        if ran_alone(instance, result.run_id, since):
+            break  # no other run wrote while it built: the index agrees by construction
     return runs
+
+
+def ran_alone(instance: dg.DagsterInstance, run_id: str, since: datetime) -> bool:
+    """Whether no run but ``run_id`` was unfinished, or changed its status,
+    from ``since`` to now: every write to the warehouse is a run's, so the
+    index that run built from what passed is still the index of what passes
+    (at 10,000 documents this spares ``index_agrees``' second ``stat`` of
+    every document's two files; another ingest or the UI's runs at the same
+    time send the refresh back to :func:`index_agrees`)."""
+    others = instance.get_run_records(filters=dg.RunsFilter(updated_after=since), limit=2)
+    if any(r.dagster_run.run_id != run_id for r in others):
+        return False
+    unfinished = instance.get_run_records(filters=dg.RunsFilter(statuses=list(inbox_snapshot.UNFINISHED)), limit=2)
+    return not any(r.dagster_run.run_id != run_id for r in unfinished)
 
 
 def summarize(
