@@ -64,10 +64,14 @@ def display_name(name: str) -> str:
 
 
 def is_document_file(path: Path) -> bool:
-    name = path.name
+    return is_document_name(path.name)
+
+
+def is_document_name(name: str) -> bool:
     if name.startswith(".") or name in SIDECAR_NAMES:
         return False
-    return not any(name.lower().endswith(suffix) for suffix in SIDECAR_SUFFIXES)
+    lowered = name.lower()
+    return not any(lowered.endswith(suffix) for suffix in SIDECAR_SUFFIXES)
 
 
 @dataclass
@@ -112,7 +116,7 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
     refused unread, so writing a link into the inbox never exposes another
     file. A folder that cannot be read is reported, not skipped silently."""
     out = Discovery()
-    seen: dict[Path, Path] = {}  # real path -> where it was found
+    seen: dict[str, Path] = {}  # real path (a string: one hash per file, no pathlib parsing) -> where it was found
     links: list[tuple[Path, Path, Path]] = []  # (root, link, real target) inside the root
     for raw in paths:
         given = Path(os.path.normpath(Path(raw).absolute()))
@@ -140,16 +144,16 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
                     kept.append(d)
                 dirnames[:] = kept
                 for name in sorted(filenames):
-                    file = folder / name
-                    if not is_document_file(file):
+                    if not is_document_name(name):
                         continue
+                    file = folder / name
                     try:
                         mode = os.lstat(os.path.join(dirpath, name)).st_mode
                     except FileNotFoundError:
                         out.problems.append(f"{display_name(str(file))}: vanished while being ingested — add it again")
                         continue
                     if stat.S_ISREG(mode):  # the common case: one lstat, no resolve
-                        real = Path(os.path.normpath(os.path.join(real_folder, name)))
+                        real = os.path.normpath(os.path.join(real_folder, name))
                         if real in seen:
                             continue
                         out.found.append((root, file))
@@ -171,7 +175,7 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
                     if not file.is_file():
                         out.problems.append(f"{display_name(str(file))}: not a regular file (a pipe, socket or device) — skipped")
                         continue
-                    real = file.resolve()
+                    real = str(file.resolve())
                     if real in seen:  # given twice (a folder and a file in it, or two spellings)
                         continue
                     out.found.append((root, file))
@@ -181,21 +185,21 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
             real, why = _resolve(given)
             if real is None:
                 out.problems.append(f"{display_name(str(raw))}: {why}")
-            elif real in seen:
+            elif str(real) in seen:
                 continue
             else:
                 # a file named on the command line is read where it was named (a link
                 # to it included: the user chose it), so its folder's collection.toml
                 # applies; one file reached by two spellings is still one document
                 out.found.append((given.parent, given))
-                seen[real] = given
+                seen[str(real)] = given
         else:
             out.problems.append(f"{display_name(str(raw))}: no such file or folder")
     for root, link, target in links:
-        if target in seen:
-            out.problems.append(f"{display_name(str(link))}: a link to {display_name(str(seen[target]))}, ingested once as that file")
+        if str(target) in seen:
+            out.problems.append(f"{display_name(str(link))}: a link to {display_name(str(seen[str(target)]))}, ingested once as that file")
         else:
-            seen[target] = link
+            seen[str(target)] = link
             out.found.append((root, link))
     return out
 
@@ -481,26 +485,33 @@ def register_files(
     with a line in ``problems``."""
     refused = refused or {}
     records = []
-    settings_cache: dict[tuple[Path, str | None], Settings | str] = {}
+    settings_cache: dict[tuple[str, str | None], Settings | str] = {}
     as_dict: dict[int, tuple[Settings, dict]] = {}  # id(settings) -> (it, its registry form): made once per folder
+    # paths handled as strings: at 10,000 files, pathlib's parsing and hashing per file cost more than the stat
+    roots: dict[Path, str] = {}
     for root, file in found:
-        relative = file.relative_to(root).as_posix()
+        path = str(file)
+        under = roots.get(root)
+        if under is None:
+            under = roots[root] = os.path.join(str(root), "")
+        relative = path[len(under):].replace(os.sep, "/") if path.startswith(under) else file.relative_to(root).as_posix()
         doc_id = doc_id_for(relative)
         taken = registry.records.get(doc_id)
-        if taken is not None and taken.path != str(file) and Path(taken.path).exists():
+        if taken is not None and taken.path != path and os.path.exists(taken.path):
             doc_id = doc_id_for(relative, force_hash=True)  # "a/b.pdf" beside "a-b.pdf"
-        key = (file.parent, profile_override)
+        key = (os.path.dirname(path), profile_override)
         if key not in settings_cache:
             try:
                 settings_cache[key] = collection_settings(file.parent, profile_override, root=root)
             except CollectionSettingsError as exc:
                 settings_cache[key] = f"refused with its folder: {exc}"
         settings = settings_cache[key]
-        why = refused.get(file, "")
+        is_refused = bool(refused) and file in refused
+        why = refused[file] if is_refused else ""
         if isinstance(settings, str):
             why, settings = why or settings, Settings()
         try:
-            stat = file.lstat() if file in refused else file.stat()
+            stat = os.lstat(path) if is_refused else os.stat(path)
         except FileNotFoundError:
             if problems is not None:
                 problems.append(f"{display_name(str(file))}: vanished while being ingested — add it again")
@@ -511,11 +522,11 @@ def register_files(
         if id(settings) not in as_dict:  # the object is kept in the entry, so its id is never reused
             as_dict[id(settings)] = (settings, settings.as_record())
         settings_dict = as_dict[id(settings)][1]
-        if record is None or record.path != str(file):
+        if record is None or record.path != path:
             parts = Path(relative).parts
             record = DocumentRecord(
                 doc_id=doc_id,
-                path=str(file),
+                path=path,
                 source_name=display_name(relative),
                 collection=display_name(parts[0]) if len(parts) > 1 else "",
                 settings=dict(settings_dict),
@@ -524,7 +535,7 @@ def register_files(
         if record.settings != settings_dict:  # equal: the record keeps its object (shared with the registry's table)
             record.settings = dict(settings_dict)
         record.status = "active"
-        if stat is not None and file not in refused and (
+        if stat is not None and not is_refused and (
             record.size_bytes != stat.st_size or record.mtime_ns != stat.st_mtime_ns or not record.sha256 or record.refused
         ):
             try:
@@ -541,7 +552,7 @@ def register_files(
         if stat is not None:
             record.size_bytes = stat.st_size
             record.mtime_ns = stat.st_mtime_ns
-        if file in refused:
+        if is_refused:
             record.sha256 = ""
         record.refused = why
         records.append(record)
