@@ -166,10 +166,12 @@ def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
 
 def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
     """No prose chunk is dominated by the fragments of a flattened formula
-    or of an unreadable text layer. A run that is a figure's labels (lines
-    set over or beside the figure's raster images, read as printed) or a
-    code listing (symbol runs on lines set in a fixed-pitch face) is not
-    math prose: it passes, named in the message."""
+    or of an unreadable text layer, or holds math its text cannot carry (a
+    script or a stacked pair read apart, a formula set in words, a line of
+    math that lost a glyph with no Unicode mapping). A run that is a
+    figure's labels (lines set over or beside the figure's raster images,
+    read as printed) or a code listing (symbol runs on lines set in a
+    fixed-pitch face) is not math prose: it passes, named in the message."""
     bad = [(c, flattened_math(c["text"])) for c in _prose_chunks(rows)]
     bad = [(c, why) for c, why in bad if why]
     labels, listings = [], []
