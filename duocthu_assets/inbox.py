@@ -44,14 +44,17 @@ def doc_id_for(relative_path: str, force_hash: bool = False) -> str:
     so two paths never share an id."""
     normalized = relative_path.replace(os.sep, "/").strip("/")
     lowered = normalized.lower().replace("/", "-").replace(" ", "_")
-    transliterated = unicodedata.normalize("NFKD", lowered.replace("đ", "d"))
-    transliterated = "".join(c for c in transliterated if not unicodedata.combining(c))
+    if lowered.isascii():
+        transliterated = lowered  # NFKD leaves ASCII as it is, with no combining mark to drop
+    else:
+        transliterated = unicodedata.normalize("NFKD", lowered.replace("đ", "d"))
+        transliterated = "".join(c for c in transliterated if not unicodedata.combining(c))
     slug = _DOC_ID_DROP.sub("_", transliterated)
     slug = _DOTS.sub(".", slug)
     slug = _DASHES.sub("-", slug).strip("._-")
-    digest = hashlib.sha256(normalized.encode("utf-8", "surrogateescape")).hexdigest()[:8]
     faithful = slug == lowered and normalized == normalized.lower() and slug
     if force_hash or not faithful or len(slug) > MAX_DOC_ID:
+        digest = hashlib.sha256(normalized.encode("utf-8", "surrogateescape")).hexdigest()[:8]
         slug = f"{(slug or 'doc')[: MAX_DOC_ID - 9].rstrip('._-')}-{digest}"
     return slug
 

@@ -53,6 +53,14 @@ def check_statuses(instance: dg.DagsterInstance, doc_ids: list[str]) -> dict[str
     return {d: dict(every) if by_check == ALL_SUCCEEDED else by_check for d, by_check in _latest(instance, doc_ids).items()}
 
 
+def statuses_not_all_succeeded(instance: dg.DagsterInstance, doc_ids: list[str]) -> dict[str, dict[str, str]]:
+    """:func:`check_statuses` of the documents whose every blocking check's
+    latest evaluation did not succeed (a failed, planned or missing one): the
+    review looks for failures, and at 10,000 documents a dict of 36 statuses
+    made for each of those that passed everything cost more than the rest."""
+    return {d: by_check for d, by_check in _latest(instance, doc_ids).items() if by_check != ALL_SUCCEEDED}
+
+
 def _latest(instance: dg.DagsterInstance, doc_ids: list[str]) -> dict[str, Any]:
     """doc_id -> :data:`ALL_SUCCEEDED` or its statuses by check (a dict of
     its own): :func:`check_statuses` without a dict made for each document
