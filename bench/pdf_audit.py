@@ -5,7 +5,8 @@
 For every corpus PDF that opens and has text: tables and formulas found,
 table rows left under a table in prose (lines that line up with two or more
 of its columns, :mod:`duocthu_assets.parse.pdf_leaks`), a formula's cell
-lines left just over or under its block (``loose_cell_lines``), running-text lines
+lines left just over or under its block (``loose_cell_lines``), lines of a
+formula block with a cell of running text (prose swallowed), running-text lines
 inside a table (prose swallowed), prose segments holding flattened math,
 pairs of words stacked over each other (a fraction, over a bar or not) that
 no block holds whole (what leak_02 names), and whether every character of each block lies inside its crop rectangle.
@@ -107,6 +108,31 @@ def icdar_complete(path: Path, blocks) -> tuple[int, int] | None:
     return complete, n
 
 
+PROSE_CELL_WORDS = 8  # a formula's line whose one cell holds this many words of running text is prose swallowed
+
+
+def prose_lines_in_formulas(blocks) -> list[tuple[int, str]]:
+    """(page_no, line) of each line of a formula block with a cell of
+    running text (:data:`PROSE_CELL_WORDS` words of three letters or more,
+    function names aside): a paragraph's line taken into a display formula.
+    A formula set in words (a cell of the block is a lone operator, ``=``
+    or ``x``: a decree's) is made of such lines and is left out."""
+    from duocthu_assets.parse.pdf_display_math import _prose_words
+    from duocthu_assets.parse.pdf_leaks import LONE_OPERATORS
+
+    found = []
+    for b in blocks:
+        if b.kind is not BlockKind.FORMULA:
+            continue
+        lines = b.text.split("\n")
+        if any(cell.strip() in LONE_OPERATORS for line in lines for cell in line.split("|")):
+            continue
+        for line in lines:
+            if max((_prose_words(cell) for cell in line.split("|")), default=0) >= PROSE_CELL_WORDS:
+                found.append((b.page_no, line))
+    return found
+
+
 def audit(path: Path) -> dict | None:
     data = path.read_bytes()
     try:
@@ -144,6 +170,8 @@ def audit(path: Path) -> dict | None:
         "formula_cell_lines_outside": len(cells),
         "leaks": [f"p{l.page_no} {l.what}: {l.text[:70]}" for l in found.leaks][:8],
         "prose_lines_in_tables": len(found.prose_in_blocks),
+        "prose_lines_in_formulas": len(prose_lines_in_formulas(parsed.blocks)),
+        "prose_in_formulas": [f"p{p}: {t[:70]}" for p, t in prose_lines_in_formulas(parsed.blocks)][:5],
         "prose_words_in_tables": sum(len(t.split()) for _, t in found.prose_in_blocks),
         "prose_in": [f"p{p}: {t[:70]}" for p, t in found.prose_in_blocks][:5],
         "flattened_math_segments": len(math),
@@ -159,18 +187,18 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
     out = {}
-    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         row = audit(CORPUS / name)
         if row is None:
             continue
         out[name] = row
-        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} |")
+        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['prose_lines_in_formulas']} | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} |")
         if row["icdar_regions_complete"]:
-            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | |")
+            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | | |")
         if args.v:
-            for k in ("leaks", "prose_in", "math", "stacked"):
+            for k in ("leaks", "prose_in", "prose_in_formulas", "math", "stacked"):
                 for line in row[k]:
                     print(f"    {k}: {line}")
     if args.json:
