@@ -35,7 +35,7 @@ from .pdf_borderless import find_whitespace_tables, split_numeric_cells
 from .pdf_candidates import BlockCandidate, Drawings, cover_fragments, cover_rules, drop_nested, inside_box
 from .pdf_figures import is_figure
 from .pdf_formulas import bar_fragments, display_bars, find_fractions, over_its_bars, with_cell_lines
-from .pdf_geometry import center, contains_point, union
+from .pdf_geometry import center, contains_point, overlaps, union
 from .pdf_grids import Grid, bridge_rule_gaps, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
 from .pdf_page import Fragment, Rule
 from .pdf_display_math import find_display_math, find_stacked_math, find_word_formulas, has_lone_operator, may_hold_math
@@ -120,13 +120,9 @@ def _grown(block: BlockCandidate, fragments: list[Fragment], blocks: list[BlockC
     """A ruled grid with the rows under its last rule that keep its columns."""
     others = [b.bbox for b in blocks if b is not block]
     bbox = grow_down(block.bbox, fragments, others)
-    if bbox == block.bbox or any(inside_box(o, bbox) or _overlaps(o, bbox) for o in others):
+    if bbox == block.bbox or any(inside_box(o, bbox) or overlaps(o, bbox) for o in others):
         return block
     return BlockCandidate(block.kind, block.shape, bbox, block.finder)
-
-
-def _overlaps(a, b) -> bool:
-    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
 
 
 def _max_width(fragments: list[Fragment]) -> float:

@@ -8,8 +8,8 @@ import re
 from ..model import BlockKind, BlockShape
 from .pdf_candidates import BlockCandidate, cover_fragments
 from .pdf_fractions import BIG_OPERATOR_EM
-from .pdf_geometry import BBox, center, contains_point, merge_overlapping, union
-from .pdf_leaks import cell_line, cell_lines_outside, continued_lines, set_solid
+from .pdf_geometry import BBox, center, contains_point, merge_overlapping, overlaps, union
+from .pdf_leaks import cell_line, cell_lines_outside, continued_lines, outside, set_solid
 from .pdf_page import Fragment, Rule, line_extent
 from .pdf_settings import PdfSettings
 
@@ -149,19 +149,15 @@ def with_cell_lines(blocks: list[BlockCandidate], fragments: list[Fragment]) -> 
         others = [o.bbox for j, o in enumerate(out) if j != i]
         box = block.bbox
         for _ in range(8):
-            free = [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in [box, *others])]
+            free = outside(fragments, [box, *others])
             lines = cell_lines_outside(box, fragments, free) or continued_lines(box, fragments, free)
             grown = union([box, *(g.bbox for g in lines)]) if lines else box
-            if grown == box or any(_meets(o, grown) for o in others):
+            if grown == box or any(overlaps(o, grown) for o in others):
                 break
             box = grown
         if box != block.bbox:
             out[i] = cover_fragments(BlockCandidate(block.kind, block.shape, box, block.finder), fragments)
     return out
-
-
-def _meets(a: BBox, b: BBox) -> bool:
-    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
 
 
 def _spread(frags: list[Fragment]) -> bool:

@@ -25,6 +25,11 @@ def intersection(a: BBox, b: BBox) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
+def overlaps(a: BBox, b: BBox, by: float = 1.0) -> bool:
+    """The boxes overlap by more than ``by`` points both ways (touching is not overlapping)."""
+    return min(a[2], b[2]) - max(a[0], b[0]) > by and min(a[3], b[3]) - max(a[1], b[1]) > by
+
+
 def iou(a: BBox, b: BBox) -> float:
     inter = intersection(a, b)
     whole = area(a) + area(b) - inter

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_grids import merge_rules
 from .pdf_page import Fragment, Rule
-from .pdf_table_scoring import text_rows
+from .pdf_table_scoring import fragments_in, text_rows
 
 ANCHOR_TOL = 2.5  # points: a cell edge this close to a column edge lines up with it
 MIN_ALIGNED = 2  # a leaked row lines up with at least this many columns
@@ -180,6 +180,16 @@ CENTRED_WIDER = 1.6  # ... or centred on it and at most this many times as wide
 CELL_OF_BLOCK = 0.9  # ... and narrower than this share of the formula's width (a cell is a part of it)
 
 
+def on_line(f: Fragment, h: Fragment) -> bool:
+    """``f`` stands on ``h``'s line: they overlap by half the smaller height."""
+    return min(f.bbox[3], h.bbox[3]) - max(f.bbox[1], h.bbox[1]) >= 0.5 * max(min(f.height, h.height), 1.0)
+
+
+def outside(fragments: list[Fragment], boxes) -> list[Fragment]:
+    """The fragments whose centre no box of ``boxes`` holds (free text)."""
+    return [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in boxes)]
+
+
 def set_solid(g: Fragment, h: Fragment) -> bool:
     """``g`` stands just over or under ``h`` (within :data:`CELL_LINE_GAP`
     of the lower line's height, not beside it) across part of its stretch."""
@@ -199,11 +209,7 @@ def line_run(g: Fragment, fragments: list[Fragment], gap_em: float = RUN_GAP_EM)
     """``g`` with the fragments on its line chained to it within ``gap_em``
     ems: the line it is part of (a justified paragraph's line can come
     apart into words; a formula's cells stand further apart)."""
-    gy0, gy1, gh = g.bbox[1], g.bbox[3], g.height
-    same = [
-        f for f in fragments
-        if f is not g and f.bbox[1] < gy1 and f.bbox[3] > gy0 and min(f.bbox[3], gy1) - max(f.bbox[1], gy0) >= 0.5 * max(min(f.height, gh), 1.0)
-    ]
+    same = [f for f in fragments if f is not g and f.bbox[1] < g.bbox[3] and f.bbox[3] > g.bbox[1] and on_line(f, g)]
     run, x0, x1 = [g], g.bbox[0], g.bbox[2]
     grown = True
     while grown:
@@ -243,7 +249,7 @@ INLINE_MIN_WORDS = 3  # free words on a formula line's own line: the formula is 
 def _prose_beside(h: Fragment, free: list[Fragment]) -> int:
     """Words of the free fragments on ``h``'s line chained to it, each at
     most three ems from the last (not across a gutter)."""
-    same = [f for f in free if min(f.bbox[3], h.bbox[3]) - max(f.bbox[1], h.bbox[1]) >= 0.5 * max(min(f.height, h.height), 1.0)]
+    same = [f for f in free if on_line(f, h)]
     x0, x1, words = h.bbox[0], h.bbox[2], 0
     reach = 3 * max(h.size, 1.0)
     grown = True
@@ -260,7 +266,7 @@ def _prose_beside(h: Fragment, free: list[Fragment]) -> int:
 def cell_lines_outside(box: BBox, fragments: list[Fragment], free: list[Fragment]) -> list[Fragment]:
     """The lines among ``free`` that belong to a cell of the formula at
     ``box`` (see :func:`loose_cell_lines`)."""
-    inside = [f for f in fragments if contains_point(box, *center(f.bbox), pad=1.0)]
+    inside = fragments_in(box, fragments)
     reach = 2.0 * max((f.height for f in inside), default=0.0)  # set solid: within a line's height of the box
     level = [g for g in free if g.bbox[3] >= box[1] - reach and g.bbox[1] <= box[3] + reach]
     free = [g for g in level if g.bbox[2] > box[0] and g.bbox[0] < box[2]]
@@ -268,24 +274,25 @@ def cell_lines_outside(box: BBox, fragments: list[Fragment], free: list[Fragment
         return []
     # a formula set inline in a paragraph's line has that paragraph's lines over and under it
     inside = [h for h in inside if _prose_beside(h, level) < INLINE_MIN_WORDS]
-    found: list[Fragment] = []
-    for g in free:
-        for h in inside:
-            reach = CELL_REACH_EM * max(h.size, 1.0)
+    widest = CELL_OF_BLOCK * (box[2] - box[0])
 
-            def fits(o, h=h, reach=reach):
-                if o.bbox[2] - o.bbox[0] >= CELL_OF_BLOCK * (box[2] - box[0]):
-                    return False  # as wide as the whole formula: a paragraph's line (aaai p. 2)
-                if o.bbox[0] >= h.bbox[0] - reach and o.bbox[2] <= h.bbox[2] + reach:
-                    return True
-                # or centred on it, a little wider (a centred cell's lines differ in length)
-                wider = o.bbox[2] - o.bbox[0] <= CENTRED_WIDER * (h.bbox[2] - h.bbox[0])
-                return wider and abs(center(o.bbox)[0] - center(h.bbox)[0]) <= reach
+    def fits_line(h: Fragment):
+        """Whether a line fits the cell of the formula's line ``h``."""
+        reach = CELL_REACH_EM * max(h.size, 1.0)
 
-            if set_solid(g, h) and cell_line(g, fragments, fits, JUSTIFIED_GAP_EM):
-                found.append(g)
-                break
-    return found
+        def fits(o: Fragment) -> bool:
+            if o.bbox[2] - o.bbox[0] >= widest:
+                return False  # as wide as the whole formula: a paragraph's line (aaai p. 2)
+            if o.bbox[0] >= h.bbox[0] - reach and o.bbox[2] <= h.bbox[2] + reach:
+                return True
+            # or centred on it, a little wider (a centred cell's lines differ in length)
+            wider = o.bbox[2] - o.bbox[0] <= CENTRED_WIDER * (h.bbox[2] - h.bbox[0])
+            return wider and abs(center(o.bbox)[0] - center(h.bbox)[0]) <= reach
+
+        return fits
+
+    cells = [(h, fits_line(h)) for h in inside]
+    return [g for g in free if any(set_solid(g, h) and cell_line(g, fragments, fits, JUSTIFIED_GAP_EM) for h, fits in cells)]
 
 
 GOES_ON = frozenset("=+−-×·≤≥<>≈∼→∈")  # a formula's last line ending with one of these goes on below
@@ -295,11 +302,11 @@ MATH_LINE_MAX_WORDS = 1  # a line a formula goes on into holds at most this many
 def _ends_with_operator(box: BBox, fragments: list[Fragment]) -> bool:
     """Whether the last line of the formula at ``box`` ends with an operator
     (``S_{maximum,ϵ}(D) =``): the formula goes on on the next line."""
-    inside = [f for f in fragments if contains_point(box, *center(f.bbox), pad=1.0)]
+    inside = fragments_in(box, fragments)
     if not inside:
         return False
     last = max(inside, key=lambda f: (f.bbox[1] + f.bbox[3]) / 2)
-    line = [f for f in inside if min(f.bbox[3], last.bbox[3]) - max(f.bbox[1], last.bbox[1]) >= 0.5 * max(min(f.height, last.height), 1.0)]
+    line = [f for f in inside if on_line(f, last)]
     text = max(line, key=lambda f: f.bbox[2]).text.rstrip()
     return bool(text) and text[-1] in GOES_ON
 
@@ -337,8 +344,7 @@ def formula_goes_on(page_no: int, fragments: list[Fragment], formulas: list[BBox
     """A formula whose last line ends with an operator and a line set solid
     under it, outside every block: the rest of the formula read as prose
     (what :func:`continued_lines` could not take: a line holding prose)."""
-    every = list(formulas) + list(blocks)
-    free = [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in every)]
+    free = outside(fragments, [*formulas, *blocks])
     return [
         Leak(page_no, k, g.text, g.bbox, 0, "line a formula goes on into")
         for k, box in enumerate(formulas)
@@ -362,8 +368,7 @@ def loose_cell_lines(page_no: int, fragments: list[Fragment], formulas: list[BBo
     fraction's first numerator line, its last denominator line and the
     cells' other lines as one garbled sentence of prose; IEEE p. 3 a
     ``max``'s second limit line, ``d(x,y)=1``)."""
-    every = list(formulas) + list(blocks)
-    free = [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in every)]
+    free = outside(fragments, [*formulas, *blocks])
     return [
         Leak(page_no, k, g.text, g.bbox, 0, "formula cell line")
         for k, box in enumerate(formulas)
