@@ -43,6 +43,7 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
 
 from __future__ import annotations
 
+from duocthu_assets.parse.pdf_geometry import center, contains_point
 from duocthu_assets.parse.pdf_leaks import (
     code_listings_in,
     figure_labels_in,
@@ -146,16 +147,16 @@ def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
     pages = sorted({p for c in chunks for p in _pages(c)})
     blocks = [(b["page_no"], tuple(b["bbox"])) for b in rows.blocks if b.get("bbox") is not None]
     out = []
-    loose = [(page, f"a script set on a line of its own, unmarked: {text!r}", bbox) for page, text, bbox in loose_scripts_in(rows.source, pages)]
-    stacked = [(page, f"two words stacked, read apart (a fraction without a bar, a binomial, stacked scripts): {text!r}", bbox) for page, text, bbox in stacked_pairs_in(rows.source, pages)]
-    words = [(page, f"a formula set in words read into prose (its cells apart): {text!r}", bbox) for page, text, bbox in lone_operators_in(rows.source, pages)]
-    lost = [(page, f"{LOST}: {text!r}", bbox) for page, text, bbox in lost_glyphs_in(rows.source, pages)]
-    for page, text, bbox in loose + stacked + words + lost:
-        if any(p == page and _within(bbox, b) for p, b in blocks):
-            continue  # the block's (one word over its edge is not: jcap p. 5's numerators once stood over theirs)
-        middle = ((bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2)
-        if text.startswith(LOST) and any(p == page and b[0] <= middle[0] <= b[2] and b[1] <= middle[1] <= b[3] for p, b in blocks):
-            continue  # a lost glyph's line in a block: its crop shows it (a tall brace's line box stands over the block's)
+    # each finding with how a block holds it: whole (one word over a block's edge is not the
+    # block's: jcap p. 5's numerators once stood over theirs), or by its centre (a lost glyph's
+    # line in a block is shown by its crop; a tall brace's line box stands over the block's)
+    loose = [(page, f"a script set on a line of its own, unmarked: {text!r}", bbox, True) for page, text, bbox in loose_scripts_in(rows.source, pages)]
+    stacked = [(page, f"two words stacked, read apart (a fraction without a bar, a binomial, stacked scripts): {text!r}", bbox, True) for page, text, bbox in stacked_pairs_in(rows.source, pages)]
+    words = [(page, f"a formula set in words read into prose (its cells apart): {text!r}", bbox, True) for page, text, bbox in lone_operators_in(rows.source, pages)]
+    lost = [(page, f"{LOST}: {text!r}", bbox, False) for page, text, bbox in lost_glyphs_in(rows.source, pages)]
+    for page, text, bbox, whole in loose + stacked + words + lost:
+        if any(p == page and (_within(bbox, b) if whole else contains_point(b, *center(bbox))) for p, b in blocks):
+            continue  # the block's
         for chunk in chunks:
             regions = chunk.get("regions") or []
             if any(r["page_no"] == page and r.get("bbox") is not None and _overlaps(r["bbox"], bbox) for r in regions):
