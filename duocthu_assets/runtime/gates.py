@@ -73,10 +73,10 @@ def _latest(instance: dg.DagsterInstance, doc_ids: list[str]) -> dict[str, Any]:
     return cache.statuses(doc_ids)
 
 
-_UNFINISHED = {
+UNFINISHED = [  # a run in one of these may still write (the status cache, the inbox snapshot, the index refresh wait for it)
     dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
     dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING,
-}
+]
 ALL_SUCCEEDED = ""  # a document whose every blocking check's latest evaluation succeeded
 
 
@@ -141,12 +141,12 @@ class StatusCache:
         before the first unfinished one (the new cursor)."""
         if cursor is None:
             latest = self.instance.get_run_records(limit=1)
-            unfinished = self.instance.get_run_records(filters=dg.RunsFilter(statuses=list(_UNFINISHED)), limit=1)
+            unfinished = self.instance.get_run_records(filters=dg.RunsFilter(statuses=UNFINISHED), limit=1)
             return [], (latest[0].dagster_run.run_id if latest and not unfinished else None)
         records = self.instance.get_run_records(cursor=cursor, ascending=True)
         new_cursor = cursor
         for record in records:
-            if record.dagster_run.status in _UNFINISHED:
+            if record.dagster_run.status in UNFINISHED:
                 break
             new_cursor = record.dagster_run.run_id
         return list(records), new_cursor

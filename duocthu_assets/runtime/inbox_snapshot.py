@@ -40,13 +40,9 @@ from typing import Iterable
 
 import dagster as dg
 
-from .gates import home_file
+from .gates import UNFINISHED, home_file
 
 NAME = "duocthu-inbox-snapshot.json"
-UNFINISHED = [
-    dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
-    dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING,
-]
 
 
 def roots_of(paths: Iterable[str | os.PathLike[str]]) -> list[str]:

@@ -45,7 +45,7 @@ from .. import progress
 from ..automation import record_built
 from .blocked import settle_blocked
 from ..definitions import build_definitions
-from .gates import passing_documents
+from .gates import UNFINISHED, passing_documents
 from ..inbox import Registry, active_doc_ids, needs_build, register_files, scan
 from . import inbox_snapshot
 from .instance import fail_orphaned_runs, open_instance
@@ -508,7 +508,7 @@ def ran_alone(instance: dg.DagsterInstance, run_id: str, since: datetime) -> boo
     others = instance.get_run_records(filters=dg.RunsFilter(updated_after=since), limit=2)
     if any(r.dagster_run.run_id != run_id for r in others):
         return False
-    unfinished = instance.get_run_records(filters=dg.RunsFilter(statuses=list(inbox_snapshot.UNFINISHED)), limit=2)
+    unfinished = instance.get_run_records(filters=dg.RunsFilter(statuses=UNFINISHED), limit=2)
     return not any(r.dagster_run.run_id != run_id for r in unfinished)
 
 
