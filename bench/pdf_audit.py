@@ -146,6 +146,7 @@ def audit(path: Path) -> dict | None:
     formulas = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind is BlockKind.FORMULA]
     found = inspect_tables(data, tables, everything, formulas)
     rows = [l for l in found.leaks if l.what == "table row"]
+    swallowed = prose_lines_in_formulas(parsed.blocks)
     cells = [l for l in found.leaks if l.what != "table row"]
     math = [s for s in parsed.segments if s.kind is not SegmentKind.HEADING and flattened_math(s.text)]
     ok, checked = crops_complete(data, parsed.blocks, Settings().crop_margin_pt)
@@ -170,8 +171,8 @@ def audit(path: Path) -> dict | None:
         "formula_cell_lines_outside": len(cells),
         "leaks": [f"p{l.page_no} {l.what}: {l.text[:70]}" for l in found.leaks][:8],
         "prose_lines_in_tables": len(found.prose_in_blocks),
-        "prose_lines_in_formulas": len(prose_lines_in_formulas(parsed.blocks)),
-        "prose_in_formulas": [f"p{p}: {t[:70]}" for p, t in prose_lines_in_formulas(parsed.blocks)][:5],
+        "prose_lines_in_formulas": len(swallowed),
+        "prose_in_formulas": [f"p{p}: {t[:70]}" for p, t in swallowed][:5],
         "prose_words_in_tables": sum(len(t.split()) for _, t in found.prose_in_blocks),
         "prose_in": [f"p{p}: {t[:70]}" for p, t in found.prose_in_blocks][:5],
         "flattened_math_segments": len(math),
