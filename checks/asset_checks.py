@@ -11,6 +11,7 @@ only itself.
 """
 
 
+import os
 from typing import Iterable
 
 import dagster as dg
@@ -129,9 +130,12 @@ def latest_materializations(
     instance: dg.DagsterInstance, asset_key: dg.AssetKey, keys: list[str]
 ) -> dict[str, TargetMaterialization]:
     """Each document's latest materialization of ``asset_key``, the one its
-    check evaluates: one query for the run's documents (their materializations
-    are the newest records when the run just built them), then one per document
-    the first query did not reach."""
+    check evaluates: one query per batch of the run's documents (their
+    materializations are the newest records when the run just built them),
+    then one per document a batch's query did not reach. Batches, because
+    Dagster refuses to fetch more than 10,000 records at once
+    (``MAX_LIMIT_GET_EVENT_RECORDS``): a run over 10,021 documents, the
+    embedding round of a one-ingest rebuild, failed its checks step on that."""
     found: dict[str, TargetMaterialization] = {}
     if not keys:
         return found
@@ -145,11 +149,25 @@ def latest_materializations(
                 )
 
     wanted = set(keys)
-    keep(instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=keys), limit=len(keys)).records)
+    size = fetch_batch_size()
+    for start in range(0, len(keys), size):
+        batch = keys[start : start + size]
+        keep(instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=batch), limit=len(batch)).records)
     for key in keys:
         if key not in found:
             keep(instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[key]), limit=1).records)
     return found
+
+
+def fetch_batch_size() -> int:
+    """How many records one event-log query may ask for: Dagster's limit,
+    which its own ``MAX_LIMIT_GET_EVENT_RECORDS`` environment variable sets
+    (10,000 by default), and at most 1,000 (a bounded ``IN`` list)."""
+    try:
+        limit = int(os.environ.get("MAX_LIMIT_GET_EVENT_RECORDS") or 10_000)
+    except ValueError:
+        limit = 10_000
+    return max(1, min(1_000, limit))
 
 
 def _partition_keys(context: dg.AssetCheckExecutionContext) -> list[str]:

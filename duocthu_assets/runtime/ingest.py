@@ -397,6 +397,11 @@ def _ingest(
                 remaining[doc] -= outcome.materialized.get(doc, set())
                 if outcome.failed_checks.get(doc):
                     stopped[doc] = outcome.failed_checks[doc]
+                elif outcome.error:
+                    # a step raised (not a check that failed): even where its assets
+                    # were written, checks may be left unevaluated, so the document
+                    # is not recorded as built and is built again next time
+                    run_errors[doc] = outcome.error
                 elif remaining[doc] & run.assets and not outcome.materialized.get(doc) and not outcome.failed_checks:
                     run_errors[doc] = outcome.error or "the run made no progress for this document"
 
