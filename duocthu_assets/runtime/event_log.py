@@ -85,6 +85,7 @@ from dagster import DagsterEventType, EventLogEntry
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
 
+from .check_partition_index import ensure_check_partition_index
 from .planned_checks import PlannedCheckRowsWithoutCopies
 from .dagster_private import (
     ASSET_EVENTS,
@@ -187,11 +188,14 @@ class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogS
         self.flush_pending()
         with self._db_lock:
             engine = self._engine(shard)
-            if shard not in self._initialized_dbs:
+            first = shard not in self._initialized_dbs
+            if first:
                 self._initdb(engine)
                 self._initialized_dbs.add(shard)
             with engine.connect() as conn:
                 with conn.begin():
+                    if first and shard == INDEX_SHARD_NAME:
+                        ensure_check_partition_index(conn)
                     yield conn
 
     def has_table(self, table_name: str) -> bool:

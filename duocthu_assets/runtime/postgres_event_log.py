@@ -9,6 +9,7 @@ from __future__ import annotations
 from dagster_postgres import PostgresEventLogStorage
 from dagster_postgres.utils import get_token_provider_from_config, pg_url_from_config
 
+from .check_partition_index import ensure_check_partition_index
 from .planned_checks import PlannedCheckRowsWithoutCopies
 
 
@@ -16,9 +17,13 @@ class PlannedOncePostgresEventLogStorage(PlannedCheckRowsWithoutCopies, Postgres
     @classmethod
     def from_config_value(cls, inst_data, config_value) -> "PlannedOncePostgresEventLogStorage":
         # dagster-postgres builds its own class here, not ``cls``
-        return cls(
+        storage = cls(
             inst_data=inst_data,
             postgres_url=pg_url_from_config(config_value),
             should_autocreate_tables=config_value.get("should_autocreate_tables", True),
             token_provider=get_token_provider_from_config(config_value),
         )
+        if config_value.get("should_autocreate_tables", True):  # otherwise the schema is its owner's
+            with storage.index_connection() as conn:
+                ensure_check_partition_index(conn)
+        return storage
