@@ -555,3 +555,20 @@ def test_a_math_glyph_with_no_unicode_left_out_of_prose_fails_leak_02():
     assert "a math glyph with no Unicode mapping left out of its line (shown ⍰)" in result.message, result.message
     redp = corpus_path("docling__redp5110_sampled.pdf").read_bytes()
     assert _lost_outside_blocks(redp, parse_document(redp, Format.PDF, Settings())) == []
+
+
+@pytest.mark.corpus
+def test_a_line_that_lost_a_glyph_and_holds_no_word_of_prose_is_named_as_math():
+    """A line that lost a glyph with no Unicode mapping and holds no word of
+    three letters is a symbol with its scripts, not prose: IEEE p. 10's plot
+    legends ``DP γ=3`` (the ``=`` has no mapping: the text read ``DP Γ3``)
+    and aaai p. 7's ``⌊d`` lines were dropped from their lines with no
+    check naming them. Lines of words that lost a glyph are left alone: the
+    Korean report's quotation marks, redp5110's bullets before their items."""
+    ieee = corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes()
+    named = _lost_outside_blocks(ieee, parse_document(ieee, Format.PDF, Settings()))
+    assert [text for page, text in named if page == 10] == ["DP Γ⍰3"] * 8  # the ninth legend is in a lifted block
+    aaai = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()
+    assert ("⍰d" in {text for page, text in _lost_outside_blocks(aaai, parse_document(aaai, Format.PDF, Settings())) if page == 7})
+    korean = corpus_path("docling__normal_4pages_korean.pdf").read_bytes()
+    assert _lost_outside_blocks(korean, parse_document(korean, Format.PDF, Settings())) == []

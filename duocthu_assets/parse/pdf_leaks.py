@@ -781,6 +781,9 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
 
 
 MATH_LINE = re.compile(r"[=<>≤≥±×÷]")  # a line holding a relation or an operator is a line of math
+# a word of prose: three letters or more in a row. A line that lost a glyph and
+# holds none (``⌊d``, ``DP Γ_3``, ``ℓr −c``: a symbol with its scripts) is math
+PROSE_WORD = re.compile(r"[^\W\d_]{3,}")
 BULLET_REACH_EM = 1.5  # a glyph with something this close before it on its line is inside a line, not a list's bullet
 
 
@@ -810,7 +813,9 @@ def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBo
     point: the page reader leaves it out of its word) and is math: the line
     holds a relation or an operator (:data:`MATH_LINE`), or is nothing but
     such glyphs and no list's bullet (:func:`_bullet`: a stretched delimiter
-    or a big operator drawn on a line of its own). dpr p. 7's
+    or a big operator drawn on a line of its own), or holds no word of
+    prose (:data:`PROSE_WORD`: aaai p. 7's ``⌊d``, IEEE p. 10's ``DP Γ_3``;
+    a list item led by its bullet has its words). dpr p. 7's
     ``softmax(P_i w_start)_s`` lost its tall parentheses, IEEE p. 7 its
     ``∫``, aaai p. 7 its ``⌊ ⌋``; a list's bullet (redp5110) or a quotation
     mark among words (the Korean report) is not math. The text shows each
@@ -828,7 +833,11 @@ def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBo
             if not UNMAPPED.search(text):
                 continue
             plain = UNMAPPED.sub("", text)
-            if MATH_LINE.search(plain) or (not plain.strip() and not _bullet(line, lines)):
+            if plain.strip():
+                math = bool(MATH_LINE.search(plain)) or not PROSE_WORD.search(plain)
+            else:
+                math = not _bullet(line, lines)
+            if math:
                 hits.append((UNMAPPED.sub("⍰", text).strip(), tuple(line["bbox"])))
         if hits:
             matrix = reading_matrix(page_dict, *unrotated_size(page))
