@@ -39,6 +39,32 @@ TEXT_FLAGS = (
 # a Unicode mapping, private-use code points (a font's own symbols), and
 # control characters (raw codes). Counted per page and left out of the text.
 UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+LOST = "\ufffd"  # a glyph with no Unicode mapping between two letters of a word, shown where it stood
+
+
+def inside_word(text: str) -> set[int]:
+    """Positions in a word of the glyphs with no Unicode mapping that stand
+    between two letters (``God⍰lowski``: the stroke of an ``ł``; the Korean
+    report's ``논점⍰은``: a quotation mark). Left out, the word reads whole
+    and wrong (``Godlowski``); shown as U+FFFD, the reader sees a glyph is
+    missing there. Glyphs before or after a word (a list's bullet, a
+    quotation mark opening a line) are left out and counted, as before."""
+    lost = [k for k, c in enumerate(text) if UNMAPPED.match(c)]
+    if not lost:
+        return set()
+    letters = [k for k, c in enumerate(text) if c.isalpha() and not UNMAPPED.match(c)]
+    if not letters:
+        return set()
+    return {k for k in lost if letters[0] < k < letters[-1]}
+
+
+def shown(text: str) -> str:
+    """``text`` as the page reader keeps it: a glyph with no Unicode mapping
+    between two letters as U+FFFD (:func:`inside_word`), the others left out."""
+    inside = inside_word(text)
+    return "".join(LOST if k in inside else c for k, c in enumerate(text) if k in inside or not UNMAPPED.match(c))
+
+
 MAX_ACROSS_FRAC = 0.1  # vertical lines up to this share of a page's text are stamps or labels, read apart
 MARGIN_FRAC = 0.12  # ... and any number in the outer 12% of the page's width beside the text are margin stamps
 MAX_MARGIN_LINES = 4  # ... up to this many of them (more is a sideways table)
@@ -494,14 +520,16 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
                 line_scripts[2] = at + len(text)
                 word_marks = kept[at : at + len(text)]
                 if any(word_marks):
-                    pairs = [(c, m) for c, m in zip(text, word_marks) if not UNMAPPED.match(c)]
+                    inside = inside_word(text)
+                    pairs = [(LOST if k in inside else c, m) for k, (c, m) in enumerate(zip(text, word_marks))
+                             if k in inside or not UNMAPPED.match(c)]
                     marks = "".join(m or " " for _, m in pairs)
                     marked = mark_scripts("".join(c for c, _ in pairs), [m for _, m in pairs])
             else:
                 del scripts[lid]  # MuPDF cut the line's words otherwise: leave the line unmarked
                 attached.pop(lid, None)  # ... and apart, as MuPDF set it
         if UNMAPPED.search(text):
-            kept_text = UNMAPPED.sub("", text)
+            kept_text = shown(text)
             unmapped += len(text) - len(kept_text)
             text = kept_text
         if not text.strip():
