@@ -9,7 +9,10 @@ lines left just over or under its block (``loose_cell_lines``), lines of a
 formula block with a cell of running text (prose swallowed), running-text lines
 inside a table (prose swallowed), prose segments holding flattened math,
 pairs of words stacked over each other (a fraction, over a bar or not) that
-no block holds whole (what leak_02 names), and whether every character of each block lies inside its crop rectangle.
+no block holds whole (what leak_02 names), whether every character of each block lies inside its crop rectangle,
+and glyphs with no Unicode mapping: left out of the text (the page accounts'
+``unmapped``), shown as U+FFFD between two letters of a word, and lines of
+math that lost one outside every block (leak_02's ``lost_glyphs_in``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from duocthu_assets.model import BlockKind, Format, SegmentKind  # noqa: E402
 from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
-from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables, stacked_pairs_in  # noqa: E402
+from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables, lost_glyphs_in, stacked_pairs_in  # noqa: E402
 from duocthu_assets.parse.pdf_candidates import inside_box  # noqa: E402
 from duocthu_assets.parse.pdf_crops import crop_box  # noqa: E402
 from duocthu_assets.parse.pdf_engine import open_pdf, pymupdf  # noqa: E402
@@ -157,7 +160,17 @@ def audit(path: Path) -> dict | None:
         (p, t) for p, t, box in stacked_pairs_in(data, list(range(1, parsed.page_count + 1)))
         if not any(bp == p and inside_box(box, bb) for bp, bb in everything)
     ]
+    # glyphs with no Unicode mapping: left out of the text (counted in the page accounts),
+    # shown as U+FFFD between two letters, and lines of math that lost one outside every block
+    lost_math = [
+        (p, t) for p, t, box in lost_glyphs_in(data, list(range(1, parsed.page_count + 1)))
+        if not any(bp == p and contains_point(bb, *center(box)) for bp, bb in everything)
+    ]
     return {
+        "glyphs_left_out": sum(a.unmapped for a in parsed.page_accounts),
+        "glyphs_shown": sum(s.text.count("\ufffd") for s in parsed.segments),
+        "lost_glyph_math_lines_outside": len(lost_math),
+        "lost_math": [f"p{p}: {t[:60]}" for p, t in lost_math][:8],
         "stacked_pairs_in_prose": len(stacked),
         "stacked": [f"p{p}: {t[:60]}" for p, t in stacked][:8],
         "inline_scripts_in_prose": scripts_prose,
@@ -188,18 +201,18 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
     out = {}
-    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete | unmapped glyphs left out / shown in prose | lines of math that lost a glyph, outside blocks |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         row = audit(CORPUS / name)
         if row is None:
             continue
         out[name] = row
-        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['prose_lines_in_formulas']} | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} |")
+        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['prose_lines_in_formulas']} | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} | {row['glyphs_left_out']} / {row['glyphs_shown']} | {row['lost_glyph_math_lines_outside']} |")
         if row["icdar_regions_complete"]:
-            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | | |")
+            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | | | | |")
         if args.v:
-            for k in ("leaks", "prose_in", "prose_in_formulas", "math", "stacked"):
+            for k in ("leaks", "prose_in", "prose_in_formulas", "math", "stacked", "lost_math"):
                 for line in row[k]:
                     print(f"    {k}: {line}")
     if args.json:
