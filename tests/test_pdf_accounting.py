@@ -71,16 +71,19 @@ def test_unmapped_glyphs_are_counted_left_out_and_a_broken_page_needs_ocr():
     good[3] = good[3].replace("hấp", "h\ufffdp")  # one glyph without a mapping on an otherwise fine page
     broken = ["\ufffd\ufffd\ufffd \ufffd\ufffd\ufffd lo \ufffd\ufffd\ufffd\ufffd" for _ in range(20)]
     good[5] = "\ufffd " + good[5]  # a glyph before a line's words (a list's bullet)
-    doc = parse_document(_pdf([good, broken]), Format.PDF, Settings())
-    text = " ".join(s.text for s in doc.segments)
+    # a font whose letters have no mapping inside its words: shown as U+FFFD there, still a broken layer
+    inside = ["Th\ufffd\ufffdc h\ufffd\ufffdp th\ufffdu nh\ufffdnh q\ufffda d\ufffd\ufffdng" for _ in range(20)]
+    doc = parse_document(_pdf([good, broken, inside]), Format.PDF, Settings())
+    text = " ".join(s.text for s in doc.segments if s.page_no == 1)
     # a glyph lost between two letters stays visible where it stood: "hp thu" read as a
     # whole word would hide that a letter is missing; one before the words is left out
     assert "h\ufffdp thu" in text and "hp thu" not in text
     assert text.count("\ufffd") == 1
-    assert doc.pages_needing_ocr == [2]
+    assert doc.pages_needing_ocr == [2, 3]
     # the page is named in pages_needing_ocr, so no_pages_need_ocr blocks the document before chunking
     assert any("glyph(s) without a Unicode mapping" in w and "page 1: 1" in w for w in doc.warnings)  # the bullet
     assert any(w.startswith("page 2: broken text layer") for w in doc.warnings)
+    assert any(w.startswith("page 3: broken text layer") for w in doc.warnings)
 
 
 @pytest.mark.corpus

@@ -35,7 +35,7 @@ from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
 from .pdf_fractions import fraction_bars, join_inline_fractions
-from .pdf_page import Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
+from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
 _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
@@ -142,7 +142,7 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
     for p in pages:
         if broken_text(p, ps):
             warnings.append(
-                f"page {p.page_no}: broken text layer, {p.unmapped} of its {p.chars} glyphs have no Unicode mapping "
+                f"page {p.page_no}: broken text layer, {unreadable_glyphs(p)} of its {p.chars} glyphs have no Unicode mapping "
                 "— not chunked; it needs OCR"
             )
     return ParsedDocument(
@@ -293,11 +293,18 @@ def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings)
     return broken_text(content, settings)
 
 
+def unreadable_glyphs(content: PageContent) -> int:
+    """A page's glyphs without a Unicode mapping: those left out of the text
+    and those shown in it as U+FFFD between two letters (pdf_page.inside_word)."""
+    return content.unmapped + sum(w.source.count(LOST) for w in content.all_words)
+
+
 def broken_text(content: PageContent, settings: PdfSettings) -> bool:
     """A text layer that is mostly glyphs without a Unicode mapping: as good
-    as none (the page needs OCR), never chunked as if it were text."""
+    as none (the page needs OCR), never chunked as if it were text. (A font
+    whose letters have no mapping leaves words of U+FFFD: counted too.)"""
     total = content.chars
-    return total >= 20 and content.unmapped > settings.unmapped_glyph_max_frac * total
+    return total >= 20 and unreadable_glyphs(content) > settings.unmapped_glyph_max_frac * total
 
 
 def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSettings, body_size: float) -> PageLayout:

@@ -37,7 +37,8 @@ TEXT_FLAGS = (
 )
 # Glyphs that carry no readable character: MuPDF's U+FFFD for a glyph without
 # a Unicode mapping, private-use code points (a font's own symbols), and
-# control characters (raw codes). Counted per page and left out of the text.
+# control characters (raw codes). Counted per page and left out of the text,
+# but for one between two letters of a word, shown there as U+FFFD (inside_word).
 UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 LOST = "\ufffd"  # a glyph with no Unicode mapping between two letters of a word, shown where it stood
 
