@@ -6,7 +6,12 @@ into a fresh warehouse, then measures its Dagster instance
 storage, one SQLite file per run), events stored (every run's own event log,
 by type), runs, and the same per document. Prints one JSON object.
 
-    .venv/bin/python bench/instance_growth.py [--documents 200] [--bad]
+    .venv/bin/python bench/instance_growth.py [--documents 200] [--bad] [--rebuilds N]
+
+``--rebuilds N``: then N times a new version of every document (each CSV's
+price changed, as a code upgrade rebuilds everything) ingested again, and the
+instance's bytes after each: what every rebuild adds per document (the
+instance keeps every run's events; nothing removes a superseded run).
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ def main() -> None:
     parser.add_argument("--documents", type=int, default=200)
     parser.add_argument("--bad", action="store_true", help="one rejected document in the middle")
     parser.add_argument("--keep", help="copy the instance here, to look at it")
+    parser.add_argument("--rebuilds", type=int, default=0, help="then rebuild every document N times (a new version of each)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -71,6 +77,16 @@ def main() -> None:
             result = ingest([str(inbox)], str(warehouse), out=io.StringIO(), show_progress=False)
         seconds = time.perf_counter() - started
         figures = instance_figures(warehouse / "dagster_home")
+        after_rebuilds = []
+        for k in range(1, args.rebuilds + 1):
+            for csv in sorted(inbox.rglob("*.csv")):
+                csv.write_text(csv.read_text() + f"Rebuild {k},{k}\n")  # a new version: one more row
+            with contextlib.redirect_stderr(io.StringIO()):
+                again = ingest([str(inbox)], str(warehouse), out=io.StringIO(), show_progress=False)
+            rebuilt = sum(d.rebuilt for d in again.documents)
+            total = sum(p.stat().st_size for p in (warehouse / "dagster_home").rglob("*") if p.is_file())
+            after_rebuilds.append({"rebuilt": rebuilt, "ok": sum(d.status == "ok" for d in again.documents),
+                                   "kb_per_document": round(total / len(again.documents) / 1024, 1)})
         if args.keep:
             import shutil
             shutil.copytree(warehouse / "dagster_home", args.keep)
@@ -84,6 +100,7 @@ def main() -> None:
         "events_per_document": round(figures["events"] / n, 1),
         "event_json_kb_per_document": round(figures["event_json_bytes"] / n / 1024, 1),
         **figures,
+        **({"after_rebuilds": after_rebuilds} if after_rebuilds else {}),
     }, indent=1))
 
 
