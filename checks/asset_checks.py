@@ -11,7 +11,6 @@ only itself.
 """
 
 
-import os
 from typing import Iterable
 
 import dagster as dg
@@ -20,6 +19,7 @@ from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.runtime.dagster_private import (  # not exported by `dagster`: see there
     AssetCheckEvaluationTargetMaterializationData as TargetMaterialization,
+    get_max_event_records_limit,
 )
 from duocthu_assets.runtime.step_failures import read_failures
 from duocthu_assets.schemas import first_row
@@ -160,14 +160,10 @@ def latest_materializations(
 
 
 def fetch_batch_size() -> int:
-    """How many records one event-log query may ask for: Dagster's limit,
-    which its own ``MAX_LIMIT_GET_EVENT_RECORDS`` environment variable sets
-    (10,000 by default), and at most 1,000 (a bounded ``IN`` list)."""
-    try:
-        limit = int(os.environ.get("MAX_LIMIT_GET_EVENT_RECORDS") or 10_000)
-    except ValueError:
-        limit = 10_000
-    return max(1, min(1_000, limit))
+    """How many records one event-log query may ask for: Dagster's limit
+    (its ``MAX_LIMIT_GET_EVENT_RECORDS``, 10,000 by default), and at most
+    1,000 (a bounded ``IN`` list)."""
+    return max(1, min(1_000, get_max_event_records_limit()))
 
 
 def _partition_keys(context: dg.AssetCheckExecutionContext) -> list[str]:

@@ -47,6 +47,11 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
     AssetCheckEvaluationTargetMaterializationData,
 )
 
+# How many records one event-log query may ask for (Dagster refuses more:
+# ``MAX_LIMIT_GET_EVENT_RECORDS``, 10,000 by default), read as Dagster reads
+# it, so the checks' batches follow it. Public replacement: none.
+from dagster._core.storage.event_log.sql_event_log import get_max_event_records_limit
+
 # -- tests of the planned check rows (tests/test_event_log.py) ---------------
 # The event Dagster stores when a run starts, naming every partition a check
 # will evaluate (runtime/planned_checks.py stores its rows once). Public

@@ -403,7 +403,7 @@ def _ingest(
                     # is not recorded as built and is built again next time
                     run_errors[doc] = outcome.error
                 elif remaining[doc] & run.assets and not outcome.materialized.get(doc) and not outcome.failed_checks:
-                    run_errors[doc] = outcome.error or "the run made no progress for this document"
+                    run_errors[doc] = "the run made no progress for this document"
 
     runs += settle_blocked(job, instance, sorted(stopped), run_config=QUIET)  # their unreached checks: skipped
     runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo), built=todo)

@@ -17,13 +17,14 @@ class PlannedOncePostgresEventLogStorage(PlannedCheckRowsWithoutCopies, Postgres
     @classmethod
     def from_config_value(cls, inst_data, config_value) -> "PlannedOncePostgresEventLogStorage":
         # dagster-postgres builds its own class here, not ``cls``
+        autocreate = config_value.get("should_autocreate_tables", True)
         storage = cls(
             inst_data=inst_data,
             postgres_url=pg_url_from_config(config_value),
-            should_autocreate_tables=config_value.get("should_autocreate_tables", True),
+            should_autocreate_tables=autocreate,
             token_provider=get_token_provider_from_config(config_value),
         )
-        if config_value.get("should_autocreate_tables", True):  # otherwise the schema is its owner's
+        if autocreate:  # otherwise the schema is its owner's
             with storage.index_connection() as conn:
                 ensure_check_partition_index(conn)
         return storage
