@@ -61,7 +61,7 @@ from .rules import DocumentRows, Row, Rule, RuleResult
 
 ASSET = "chunks"
 PROSE = "prose"
-LOST = "a math glyph with no Unicode mapping left out of its line (shown ⍰)"
+LOST_GLYPH_MESSAGE = "a math glyph with no Unicode mapping left out of its line (shown ⍰)"
 
 
 def _prose_chunks(rows: DocumentRows) -> list[Row]:
@@ -153,7 +153,7 @@ def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
     loose = [(page, f"a script set on a line of its own, unmarked: {text!r}", bbox, True) for page, text, bbox in loose_scripts_in(rows.source, pages)]
     stacked = [(page, f"two words stacked, read apart (a fraction without a bar, a binomial, stacked scripts): {text!r}", bbox, True) for page, text, bbox in stacked_pairs_in(rows.source, pages)]
     words = [(page, f"a formula set in words read into prose (its cells apart): {text!r}", bbox, True) for page, text, bbox in lone_operators_in(rows.source, pages)]
-    lost = [(page, f"{LOST}: {text!r}", bbox, False) for page, text, bbox in lost_glyphs_in(rows.source, pages)]
+    lost = [(page, f"{LOST_GLYPH_MESSAGE}: {text!r}", bbox, False) for page, text, bbox in lost_glyphs_in(rows.source, pages)]
     for page, text, bbox, whole in loose + stacked + words + lost:
         if any(p == page and (_within(bbox, b) if whole else contains_point(b, *center(bbox))) for p, b in blocks):
             continue  # the block's

@@ -810,7 +810,8 @@ def _bullet(line: dict, lines: list[dict | None]) -> bool:
 def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
     """``(page_no, text, bbox)`` of each MuPDF line of the pages ``page_nos``
     that holds a glyph with no Unicode mapping (U+FFFD, a private-use code
-    point: the page reader leaves it out of its word) and is math: the line
+    point: the page reader leaves it out of its word, or shows it as U+FFFD
+    between two letters, which says nothing of what it was) and is math: the line
     holds a relation or an operator (:data:`MATH_LINE`), or is nothing but
     such glyphs and no list's bullet (:func:`_bullet`: a stretched delimiter
     or a big operator drawn on a line of its own), or holds no word of

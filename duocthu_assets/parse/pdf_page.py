@@ -59,11 +59,17 @@ def inside_word(text: str) -> set[int]:
     return {k for k in lost if letters[0] < k < letters[-1]}
 
 
-def shown(text: str) -> str:
-    """``text`` as the page reader keeps it: a glyph with no Unicode mapping
-    between two letters as U+FFFD (:func:`inside_word`), the others left out."""
+def kept_characters(text: str) -> list[tuple[int, str]]:
+    """``(position, character)`` of what the page reader keeps of a word: a
+    glyph with no Unicode mapping between two letters as U+FFFD
+    (:func:`inside_word`), the others left out."""
     inside = inside_word(text)
-    return "".join(LOST if k in inside else c for k, c in enumerate(text) if k in inside or not UNMAPPED.match(c))
+    return [(k, LOST if k in inside else c) for k, c in enumerate(text) if k in inside or not UNMAPPED.match(c)]
+
+
+def shown(text: str) -> str:
+    """``text`` as the page reader keeps it (:func:`kept_characters`)."""
+    return "".join(c for _, c in kept_characters(text))
 
 
 MAX_ACROSS_FRAC = 0.1  # vertical lines up to this share of a page's text are stamps or labels, read apart
@@ -521,9 +527,7 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
                 line_scripts[2] = at + len(text)
                 word_marks = kept[at : at + len(text)]
                 if any(word_marks):
-                    inside = inside_word(text)
-                    pairs = [(LOST if k in inside else c, m) for k, (c, m) in enumerate(zip(text, word_marks))
-                             if k in inside or not UNMAPPED.match(c)]
+                    pairs = [(c, word_marks[k]) for k, c in kept_characters(text)]
                     marks = "".join(m or " " for _, m in pairs)
                     marked = mark_scripts("".join(c for c, _ in pairs), [m for _, m in pairs])
             else:
