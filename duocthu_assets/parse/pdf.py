@@ -295,7 +295,7 @@ def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings)
 
 def unreadable_glyphs(content: PageContent) -> int:
     """A page's glyphs without a Unicode mapping: those left out of the text
-    and those shown in it as U+FFFD between two letters (pdf_page.inside_word)."""
+    and those shown in it as U+FFFD (pdf_page.shown_glyphs)."""
     return content.unmapped + sum(w.source.count(LOST) for w in content.all_words)
 
 

@@ -21,13 +21,14 @@ from .pdf_page import Fragment, PageContent, Rule
 from .pdf_settings import PdfSettings
 
 _DASHES = "-–—－‐−"  # ASCII, en and em dashes, fullwidth hyphen-minus ("－15 －"), hyphen, minus
+_ORNAMENTS = _DASHES + "\ufffd"  # ... around a page number, or a glyph of its font with no Unicode mapping ("�15 �")
 _STANDALONE_PATTERNS = [
-    re.compile(rf"^[{_DASHES}(\[]?\s*(?P<n>\d{{1,6}})\s*[{_DASHES})\]]?$"),  # 47698: accepted only in a sequence
+    re.compile(rf"^[{_ORNAMENTS}(\[]?\s*(?P<n>\d{{1,6}})\s*[{_ORNAMENTS})\]]?$"),  # 47698: accepted only in a sequence
     re.compile(r"^(?:page|trang|tr\.|p\.|pg\.?)\s*(?P<n>\d{1,4})(?:\s*(?:/|of|trên|sur)\s*\d{1,4})?$", re.IGNORECASE),
     re.compile(r"^(?P<n>\d{1,4})\s*(?:/|of|trên)\s*\d{1,4}$", re.IGNORECASE),
 ]
 _PREFIXED = re.compile(rf"^(?P<p>[A-Z]{{1,2}}[{_DASHES}.])\s?(?P<n>\d{{1,4}})$")  # "A-42": an appendix's pages
-_ROMAN = re.compile(rf"^[{_DASHES}(\[]?\s*(?P<r>[ivxlc]{{1,7}})\s*[{_DASHES})\]]?$", re.IGNORECASE)  # front matter: no d, m
+_ROMAN = re.compile(rf"^[{_ORNAMENTS}(\[]?\s*(?P<r>[ivxlc]{{1,7}})\s*[{_ORNAMENTS})\]]?$", re.IGNORECASE)  # front matter: no d, m
 _ROMAN_VALID = re.compile(r"^(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$|^c{1,3}(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$")
 _EMBEDDED = re.compile(r"^(?P<a>\d{1,4})\s+\S.*|.*\S\s+(?P<b>\d{1,4})$")
 _DIGITS = re.compile(r"\d+")

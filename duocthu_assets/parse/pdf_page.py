@@ -37,39 +37,51 @@ TEXT_FLAGS = (
 )
 # Glyphs that carry no readable character: MuPDF's U+FFFD for a glyph without
 # a Unicode mapping, private-use code points (a font's own symbols), and
-# control characters (raw codes). Counted per page and left out of the text,
-# but for one between two letters of a word, shown there as U+FFFD (inside_word).
+# control characters (raw codes). Counted per page; shown as U+FFFD where they
+# stood when they belong to the text (shown_glyphs), left out when they are a
+# list's bullet before a line's words.
 UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
-LOST = "\ufffd"  # a glyph with no Unicode mapping between two letters of a word, shown where it stood
+LOST = "\ufffd"  # a glyph with no Unicode mapping, shown where it stood
 
 
-def inside_word(text: str) -> set[int]:
-    """Positions in a word of the glyphs with no Unicode mapping that stand
-    between two letters (``God⍰lowski``: the stroke of an ``ł``; the Korean
-    report's ``논점⍰은``: a quotation mark). Left out, the word reads whole
-    and wrong (``Godlowski``); shown as U+FFFD, the reader sees a glyph is
-    missing there. Glyphs before or after a word (a list's bullet, a
-    quotation mark opening a line) are left out and counted, as before."""
+def shown_glyphs(text: str, leads_line: bool = False, next_word: str = "") -> set[int]:
+    """Positions in the word ``text`` of the glyphs with no Unicode mapping
+    that are shown as U+FFFD where they stood: every one, but for a list's
+    bullet. Left out, the text reads whole and wrong: ``God⍰lowski`` (the
+    stroke of an ``ł``) as ``Godlowski``, ``⍰30`` (a ``≤`` in a font with no
+    mapping) as ``30``, ``Schemas ⍰ HR_SCHEMA`` (an arrow) as ``Schemas
+    HR_SCHEMA``. A bullet is what leads its line's words (``leads_line``):
+    glyphs before the first letter of the line's first word (redp5110's
+    ``⍰⍰Database``, the Korean report's opening quotation mark), or a word
+    of nothing but such glyphs before a word that begins with a letter, or
+    alone on its line (a bullet, or a delimiter MuPDF set apart: a line of
+    math that lost one is named by pdf_leaks.lost_glyphs_in). A word of such
+    glyphs before a number (``⍰ 30``) is shown."""
     lost = [k for k, c in enumerate(text) if UNMAPPED.match(c)]
     if not lost:
         return set()
-    letters = [k for k, c in enumerate(text) if c.isalpha() and not UNMAPPED.match(c)]
-    if not letters:
-        return set()
-    return {k for k in lost if letters[0] < k < letters[-1]}
+    readable = [k for k, c in enumerate(text) if not UNMAPPED.match(c) and not c.isspace()]
+    if not readable:
+        follower = UNMAPPED.sub("", next_word).strip()
+        if leads_line and (not follower or follower[0].isalpha()):
+            return set()
+        return set(lost)
+    if leads_line and text[readable[0]].isalpha():
+        return {k for k in lost if k > readable[0]}
+    return set(lost)
 
 
-def kept_characters(text: str) -> list[tuple[int, str]]:
-    """``(position, character)`` of what the page reader keeps of a word: a
-    glyph with no Unicode mapping between two letters as U+FFFD
-    (:func:`inside_word`), the others left out."""
-    inside = inside_word(text)
-    return [(k, LOST if k in inside else c) for k, c in enumerate(text) if k in inside or not UNMAPPED.match(c)]
+def kept_characters(text: str, leads_line: bool = False, next_word: str = "") -> list[tuple[int, str]]:
+    """``(position, character)`` of what the page reader keeps of a word:
+    the glyphs with no Unicode mapping it shows (:func:`shown_glyphs`) as
+    U+FFFD, the others left out."""
+    shown_at = shown_glyphs(text, leads_line, next_word)
+    return [(k, LOST if k in shown_at else c) for k, c in enumerate(text) if k in shown_at or not UNMAPPED.match(c)]
 
 
-def shown(text: str) -> str:
+def shown(text: str, leads_line: bool = False, next_word: str = "") -> str:
     """``text`` as the page reader keeps it (:func:`kept_characters`)."""
-    return "".join(c for _, c in kept_characters(text))
+    return "".join(c for _, c in kept_characters(text, leads_line, next_word))
 
 
 MAX_ACROSS_FRAC = 0.1  # vertical lines up to this share of a page's text are stamps or labels, read apart
@@ -514,8 +526,11 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
     attached = script_lines(flat_lines, direction, styled, scripts)
     words: list[Word] = []
     unmapped = 0
-    for x0, y0, x1, y1, text, b_no, l_no, _w_no in textpage.extractWORDS():
+    raw_words = textpage.extractWORDS()
+    for n, (x0, y0, x1, y1, text, b_no, l_no, _w_no) in enumerate(raw_words):
         lid = line_index.get((b_no, l_no), -1)
+        leads_line = n == 0 or raw_words[n - 1][5:7] != (b_no, l_no)
+        next_word = raw_words[n + 1][4] if n + 1 < len(raw_words) and raw_words[n + 1][5:7] == (b_no, l_no) else ""
         if lid in overprints:
             continue  # glyphs drawn again over a line already read
         marked = ""
@@ -527,14 +542,14 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
                 line_scripts[2] = at + len(text)
                 word_marks = kept[at : at + len(text)]
                 if any(word_marks):
-                    pairs = [(c, word_marks[k]) for k, c in kept_characters(text)]
+                    pairs = [(c, word_marks[k]) for k, c in kept_characters(text, leads_line, next_word)]
                     marks = "".join(m or " " for _, m in pairs)
                     marked = mark_scripts("".join(c for c, _ in pairs), [m for _, m in pairs])
             else:
                 del scripts[lid]  # MuPDF cut the line's words otherwise: leave the line unmarked
                 attached.pop(lid, None)  # ... and apart, as MuPDF set it
         if UNMAPPED.search(text):
-            kept_text = shown(text)
+            kept_text = shown(text, leads_line, next_word)
             unmapped += len(text) - len(kept_text)
             text = kept_text
         if not text.strip():
