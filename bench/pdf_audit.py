@@ -7,11 +7,11 @@ table rows left under a table in prose (lines that line up with two or more
 of its columns, :mod:`duocthu_assets.parse.pdf_leaks`), a formula's cell
 lines left just over or under its block (``loose_cell_lines``), lines of a
 formula block with a cell of running text (prose swallowed), running-text lines
-inside a table (prose swallowed), prose segments holding flattened math,
+inside a table (prose swallowed), prose segments holding flattened math or mojibake (:mod:`duocthu_assets.parse.mojibake`),
 pairs of words stacked over each other (a fraction, over a bar or not) that
 no block holds whole (what leak_02 names), whether every character of each block lies inside its crop rectangle,
 and glyphs with no Unicode mapping: left out of the text (the page accounts'
-``unmapped``), shown as U+FFFD between two letters of a word, and lines of
+``unmapped``), shown as U+FFFD where they stood, and lines of
 math that lost one outside every block (leak_02's ``lost_glyphs_in``).
 """
 
@@ -28,6 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from duocthu_assets.model import BlockKind, Format, SegmentKind  # noqa: E402
 from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
+from duocthu_assets.parse.mojibake import misencoded_window  # noqa: E402
 from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables, lost_glyphs_in, stacked_pairs_in  # noqa: E402
 from duocthu_assets.parse.pdf_candidates import inside_box  # noqa: E402
 from duocthu_assets.parse.pdf_crops import crop_box  # noqa: E402
@@ -151,7 +152,9 @@ def audit(path: Path) -> dict | None:
     rows = [l for l in found.leaks if l.what == "table row"]
     swallowed = prose_lines_in_formulas(parsed.blocks)
     cells = [l for l in found.leaks if l.what != "table row"]
-    math = [s for s in parsed.segments if s.kind is not SegmentKind.HEADING and flattened_math(s.text)]
+    prose = [s for s in parsed.segments if s.kind is not SegmentKind.HEADING]
+    misencoded = [s for s in prose if misencoded_window(s.text)]
+    math = [s for s in prose if s not in misencoded and flattened_math(s.text)]
     ok, checked = crops_complete(data, parsed.blocks, Settings().crop_margin_pt)
     complete = icdar_complete(path, parsed.blocks)
     scripts_prose, scripts_blocks = inline_scripts(data, parsed.blocks)
@@ -161,7 +164,7 @@ def audit(path: Path) -> dict | None:
         if not any(bp == p and inside_box(box, bb) for bp, bb in everything)
     ]
     # glyphs with no Unicode mapping: left out of the text (counted in the page accounts),
-    # shown as U+FFFD between two letters, and lines of math that lost one outside every block
+    # shown as U+FFFD where they stood, and lines of math that lost one outside every block
     lost_math = [
         (p, t) for p, t, box in lost_glyphs_in(data, list(range(1, parsed.page_count + 1)))
         if not any(bp == p and contains_point(bb, *center(box)) for bp, bb in everything)
@@ -188,6 +191,8 @@ def audit(path: Path) -> dict | None:
         "prose_in_formulas": [f"p{p}: {t[:70]}" for p, t in swallowed][:5],
         "prose_words_in_tables": sum(len(t.split()) for _, t in found.prose_in_blocks),
         "prose_in": [f"p{p}: {t[:70]}" for p, t in found.prose_in_blocks][:5],
+        "misencoded_segments": len(misencoded),
+        "misencoded": [f"p{s.page_no}: {' '.join(misencoded_window(s.text))[:90]}" for s in misencoded][:5],
         "flattened_math_segments": len(math),
         "math": [f"p{s.page_no}: {flattened_math(s.text)[:90]}" for s in math][:5],
     }
@@ -201,18 +206,18 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
     out = {}
-    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete | unmapped glyphs left out / shown in prose | lines of math that lost a glyph, outside blocks |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete | unmapped glyphs left out / shown in prose | lines of math that lost a glyph, outside blocks | prose segments of mojibake |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         row = audit(CORPUS / name)
         if row is None:
             continue
         out[name] = row
-        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['prose_lines_in_formulas']} | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} | {row['glyphs_left_out']} / {row['glyphs_shown']} | {row['lost_glyph_math_lines_outside']} |")
+        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['prose_lines_in_formulas']} | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} | {row['glyphs_left_out']} / {row['glyphs_shown']} | {row['lost_glyph_math_lines_outside']} | {row['misencoded_segments']} |")
         if row["icdar_regions_complete"]:
-            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | | | | |")
+            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | | | | | |")
         if args.v:
-            for k in ("leaks", "prose_in", "prose_in_formulas", "math", "stacked", "lost_math"):
+            for k in ("leaks", "prose_in", "prose_in_formulas", "math", "stacked", "lost_math", "misencoded"):
                 for line in row[k]:
                     print(f"    {k}: {line}")
     if args.json:

@@ -38,7 +38,11 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   line of math in prose that lost a glyph with no Unicode mapping (U+FFFD,
   a private-use code point: a tall parenthesis, an ``∫``, a floor bracket
   the font does not map), which the text cannot show
-  (:func:`duocthu_assets.parse.pdf_leaks.lost_glyphs_in`).
+  (:func:`duocthu_assets.parse.pdf_leaks.lost_glyphs_in`). So does a
+  prose chunk holding a run of mojibake, in any format: characters a PDF
+  font's own encoding or a wrong code page mapped to the wrong letters
+  (redp5110 p. 3's sidebar reads ``]üìÜüéê •ìê °ê£ë†£ûÜüéê``), which nothing
+  else notices (:mod:`duocthu_assets.parse.mojibake`).
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ import statistics
 from dataclasses import dataclass
 
 from .pdf_geometry import BBox, center, contains_point, union
+from .mojibake import misencoded_window
 from .pdf_grids import merge_rules
 from .pdf_page import Fragment, Rule
 from .pdf_table_scoring import fragments_in, text_rows
@@ -574,16 +575,24 @@ def window_kind(window: list[str]) -> str:
     return "formula fragments"
 
 
+MISENCODED = "misencoded text (characters mapped wrong: a font's own encoding, or a file read in the wrong code page)"
+
+
 def flattened_math(text: str) -> str | None:
-    """Why ``text`` (a prose chunk) looks like flattened 2D math, or None:
+    """Why ``text`` (a prose chunk) looks like flattened 2D math or an
+    unreadable text layer, or None:
     more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD; private-use
     glyphs, often a symbol font's checkbox, count only inside a run),
+    a run of mojibake (:func:`duocthu_assets.parse.mojibake.misencoded_window`),
     or a run of :data:`MATH_WINDOW` tokens of which :data:`MATH_WINDOW_MIN`
     are lone characters, symbol runs or math operators
     (``� n+1 � i=1 x2 i = 1 �``), named by :func:`window_kind`."""
     bad = text.count("\ufffd")
     if bad > MAX_BAD_GLYPHS:
         return f"{bad} unmapped glyphs (U+FFFD)"
+    misencoded = misencoded_window(text)
+    if misencoded:
+        return f"{MISENCODED}: " + " ".join(misencoded)
     window = flattened_window(text)
     if window is None:
         return None
@@ -810,8 +819,8 @@ def _bullet(line: dict, lines: list[dict | None]) -> bool:
 def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
     """``(page_no, text, bbox)`` of each MuPDF line of the pages ``page_nos``
     that holds a glyph with no Unicode mapping (U+FFFD, a private-use code
-    point: the page reader leaves it out of its word, or shows it as U+FFFD
-    between two letters, which says nothing of what it was) and is math: the line
+    point: the page reader shows it as U+FFFD where it stood, which says
+    nothing of what it was, or leaves out a bullet) and is math: the line
     holds a relation or an operator (:data:`MATH_LINE`), or is nothing but
     such glyphs and no list's bullet (:func:`_bullet`: a stretched delimiter
     or a big operator drawn on a line of its own), or holds no word of
