@@ -372,6 +372,43 @@ def word_fraction() -> tuple[bytes, Expect]:
     return w.bytes(), Expect(formulas=cells, prose=["được tính như sau:", "Trong đó: giá đất"])
 
 
+PRICES = [
+    ["Thuốc", "Dạng", "Giá (đồng)"],
+    ["Ampicilin", "lọ 1 g", "12.500"],
+    ["Cefuroxim", "viên 500 mg", "8.200"],
+    ["Gentamicin", "ống 80 mg", "2.300"],
+    ["Vancomycin", "lọ 500 mg", "95.000"],
+    ["Meropenem", "lọ 1 g", "310.000"],
+]
+
+
+def side_by_side_tables() -> tuple[bytes, Expect]:
+    """Two borderless tables side by side at the top of a two-column page,
+    each in its own column, their rows set at their own pitch (aaai p. 4:
+    Table 1 atop the left column, Table 3 atop the right), two columns of
+    prose under them: two tables, neither holding the other's cells, none
+    across the gutter."""
+    w = Writer()
+    w.new_page()
+    top = 70.0
+    left = w.table_rows(LEFT, top, _widths(COL_W), [["Clcr (ml/phút)", "Liều", "Khoảng cách"]] + ROWS, "r")
+    rx = LEFT + COL_W + GUTTER
+    y = top
+    for row in PRICES:  # a looser pitch than the left table's
+        cx = rx
+        for cell, width in zip(row, _widths(COL_W)):
+            w.text(cx + 3, y + CELL + 6, cell, CELL)
+            cx += width
+        y += ROW + 5
+    under = max(left, y) + 16
+    yl = yr = under
+    while yl < 700:
+        yl = w.paragraph(LEFT, yl, COL_W, PROSE) + 8
+    while yr < 700:
+        yr = w.paragraph(rx, yr, COL_W, NEXT_SECTION) + 8
+    return w.bytes(), Expect(tables=[[c for r in ROWS for c in r], [c for r in PRICES[1:] for c in r]], prose=["Chỉ định: nhiễm khuẩn", "suy thận theo độ thanh thải"])
+
+
 CASES = {
     "booktabs_continued": booktabs_continued,
     "two_column_continued": two_column_continued,
@@ -382,6 +419,7 @@ CASES = {
     "inline_scripts": inline_scripts,
     "sideways_table": sideways_table,
     "word_fraction": word_fraction,
+    "side_by_side_tables": side_by_side_tables,
 }
 
 

@@ -21,7 +21,7 @@ stress = importlib.util.module_from_spec(_spec)
 sys.modules["make_stress_pdfs"] = stress
 _spec.loader.exec_module(stress)
 
-TABLE_CASES = ["booktabs_continued", "two_column_continued", "column_bottom", "sideways_table"]
+TABLE_CASES = ["booktabs_continued", "two_column_continued", "column_bottom", "sideways_table", "side_by_side_tables"]
 
 
 def _parse(name):
@@ -64,6 +64,36 @@ def test_continued_part_at_the_top_of_a_column_stays_in_its_column():
     part = [b for b in parsed.blocks if b.page_no == 2][0]
     right_column = [s for s in parsed.segments if s.page_no == 2 and s.bbox[0] > 300]
     assert right_column and all(part.bbox[2] < s.bbox[0] for s in right_column)
+
+
+def test_two_tables_side_by_side_atop_the_columns_are_two_blocks_each_in_its_column():
+    """Read as one band across the page, the two were one block across the
+    gutter, the dosing table's rows interleaved with the price list's."""
+    _, expect, parsed = _parse("side_by_side_tables")
+    dosing, prices = sorted((b for b in parsed.blocks if b.kind is BlockKind.TABLE), key=lambda b: b.bbox[0])
+    middle = stress.LEFT + stress.COL_W + stress.GUTTER / 2  # of the gutter
+    assert dosing.bbox[2] < middle < prices.bbox[0]
+    assert "Clcr (ml/phút)" in dosing.text and not any(c in dosing.text for r in stress.PRICES for c in r)
+    assert "Giá (đồng)" in prices.text and not any(c in prices.text for r in stress.ROWS for c in r)
+
+
+@pytest.mark.corpus
+def test_aaai_tables_1_and_3_are_not_one_block_across_the_gutter():
+    """aaai p. 4: Table 1 atop the left column, Table 3 atop the right one
+    (their rules are 1-pixel images, no drawing): one block across both
+    columns, cut where Table 3 ends, Table 1's last two rows left under it
+    in prose (leak_01). Now Table 3 is a block of its own in the right
+    column, and Table 1's rows (a label and a sentence each, no grid of
+    short cells) read row by row, in order, in the left column's prose."""
+    from .conftest import corpus_path
+
+    parsed = parse_document(corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes(), Format.PDF, Settings())
+    page4 = [b for b in parsed.blocks if b.page_no == 4 and b.kind is BlockKind.TABLE]
+    assert not any(b.bbox[0] < 290 and b.bbox[2] > 330 for b in page4), [b.bbox for b in page4]
+    (table3,) = [b for b in page4 if "Dataset Name" in b.text]
+    assert table3.bbox[0] > 320 and "ParaSCI ACL" in table3.text and "Input" not in table3.text
+    rows = [s.text for s in parsed.segments if s.page_no == 4 and s.bbox[2] < 300][:5]
+    assert [r.split(" why")[0].split(" Why")[0] for r in rows] == ["Input", "LPT", "RAPT", "NC-RAPT (High)", "NC-RAPT (Low)"], rows
 
 
 def test_fraction_sum_with_limits_and_matrix_are_formula_blocks():

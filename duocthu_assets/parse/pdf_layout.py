@@ -335,7 +335,49 @@ def group_slabs(slabs: list[list[Item]], settings: PdfSettings) -> list[tuple[li
                 groups[-1] = (joined, None)
                 continue
         groups.append((list(slab), own))
-    return groups
+    return _side_by_side_joined(groups, settings)
+
+
+SIDE_BY_SIDE_MAX_LEVEL = 0.5  # two things side by side: fewer of either side's lines than this share level with a line of the other
+
+
+def _level_share(lines: list[Fragment], others: list[Fragment]) -> float:
+    """The share of ``lines`` whose baseline is level with one of ``others``'s."""
+    level = sum(1 for f in lines if any(abs(f.bbox[3] - h.bbox[3]) <= 0.3 * max(f.bbox[3] - f.bbox[1], 1.0) for h in others))
+    return level / len(lines)
+
+
+def side_by_side(items: list[Item], gutter: tuple[float, float]) -> bool:
+    """Whether ``items``, clear of ``gutter``, are two things set side by
+    side in the page's columns (two tables, a table beside a figure) rather
+    than one thing across them: each side has lines, and their rows do not
+    line up (a table across both columns, or a line split at the gutter,
+    keeps its rows level on both sides). Pure."""
+    a, b = gutter
+    left = [i.fragment for i in items if i.fragment is not None and i.bbox[2] <= a + 0.5]
+    right = [i.fragment for i in items if i.fragment is not None and i.bbox[0] >= b - 0.5]
+    if len(left) < 2 or len(right) < 2:
+        return False
+    return max(_level_share(left, right), _level_share(right, left)) < SIDE_BY_SIDE_MAX_LEVEL
+
+
+def _side_by_side_joined(groups: list[tuple[list[Item], tuple[float, float] | None]], settings: PdfSettings) -> list[tuple[list[Item], tuple[float, float] | None]]:
+    """``groups`` with a single-column group that opens a page's columns
+    joined to them when the columns' gutter runs clear through it and it is
+    two things side by side (:func:`side_by_side`): aaai p. 4 sets Table 1 at
+    the top of the left column and Table 3 at the top of the right one;
+    read as one band across the page, the two were taken for one table,
+    cut where Table 3 ends (Table 1's last rows left in prose)."""
+    out: list[tuple[list[Item], tuple[float, float] | None]] = []
+    for items, gutter in groups:
+        if gutter is not None and out and out[-1][1] is None:
+            before = out[-1][0]
+            common = _common_gutter(before + items, gutter, settings)
+            if common is not None and side_by_side(before, common):
+                out[-1] = (before + items, common)
+                continue
+        out.append((items, gutter))
+    return out
 
 
 def order_page(fragments: list[Fragment], blocks: list[BlockCandidate], settings: PdfSettings, body_size: float, drawings: Drawings = Drawings()) -> list[Leaf]:
