@@ -11,6 +11,7 @@ only itself.
 """
 
 
+import traceback
 from typing import Iterable
 
 import dagster as dg
@@ -26,7 +27,7 @@ from duocthu_assets.schemas import first_row
 from duocthu_assets.warehouse import Warehouse
 
 from .adr0018 import document_settings
-from .rules import DocumentRows, Rule
+from .rules import DocumentRows, Rule, RuleResult
 
 # tag of a run whose checks evaluate nothing, its value the reason (see
 # duocthu_assets/runtime/blocked.py: the checks a blocked document never reached)
@@ -104,11 +105,22 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
             keys = []
         targets = latest_materializations(context.instance, dg.AssetKey(asset), keys)
         for doc_id in keys:
-            rows = load_document_rows(wh, doc_id, needs)
+            # what one document's rows or one rule raises fails that document's
+            # checks, named (RuleResult.raised), never the step: a step that
+            # raised left every document of the run failed with one document's error
+            try:
+                rows, unreadable = load_document_rows(wh, doc_id, needs), None
+            except Exception as exc:  # noqa: BLE001
+                rows, unreadable = None, exc
+                context.log.error(f"{doc_id}: its rows could not be read for the {asset} checks\n{traceback.format_exc()}")
             for rule in rules:
                 if rule.name not in selected:
                     continue
-                result = rule.evaluate(rows)
+
+                def log(exc: BaseException, doc_id: str = doc_id, name: str = rule.name) -> None:
+                    context.log.error(f"{doc_id}: {name} raised\n{traceback.format_exc()}")
+
+                result = RuleResult.raised(unreadable) if unreadable is not None else rule.apply(rows, log)
                 yield dg.AssetCheckEvaluation(
                     asset_key=dg.AssetKey(asset),
                     check_name=rule.name,

@@ -68,6 +68,9 @@ PROSE = "prose"
 LOST_GLYPH_MESSAGE = "a math glyph with no Unicode mapping left out of its line (shown ⍰)"
 
 
+TYPED_FORMATS = ("csv", "xlsx")  # cells as typed: no layout to flatten a formula (their empty cells read "| | |")
+
+
 def _prose_chunks(rows: DocumentRows) -> list[Row]:
     return [c for c in rows.chunks if c["chunk_kind"] == PROSE]
 
@@ -177,10 +180,11 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
     figure's labels (lines set over or beside the figure's raster images,
     read as printed) or a code listing (symbol runs on lines set in a
     fixed-pitch face) is not math prose: it passes, named in the message."""
-    bad = [(c, flattened_math(c["text"])) for c in _prose_chunks(rows)]
+    laid_out = (rows.raw or {}).get("format") not in TYPED_FORMATS
+    bad = [(c, flattened_math(c["text"], laid_out)) for c in _prose_chunks(rows)]
     bad = [(c, why) for c, why in bad if why]
     labels, listings = [], []
-    if rows.source:
+    if rows.source and _is_pdf(rows):  # figure labels and code listings are looked for on a PDF's pages
         for chunk, _ in bad:
             window = flattened_window(chunk["text"])
             if not window:

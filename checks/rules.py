@@ -44,6 +44,17 @@ class RuleResult:
     message: str = ""
 
     @classmethod
+    def raised(cls, exc: BaseException) -> "RuleResult":
+        """A rule that raised on a document fails that document, and says
+        so: a rule that could not run proved nothing, and the document must
+        not reach the index on it (nor the others be stopped by it)."""
+        return cls(
+            passed=False,
+            message=f"the rule could not be evaluated on this document ({type(exc).__name__}: {exc}) — "
+            "blocked until it can; the traceback is in the run's log",
+        )
+
+    @classmethod
     def from_offenders(
         cls, offenders: Iterable[str], what: str, pages: Iterable[int | None] = ()
     ) -> "RuleResult":
@@ -79,3 +90,15 @@ class Rule:
         function's docstring, on one line."""
         doc = (evaluate.__doc__ or "").strip().split("\n\n")[0]
         return cls(name=name, asset=asset, description=prefix + " ".join(doc.split()), evaluate=evaluate, needs=tuple(needs))
+
+    def apply(self, rows: DocumentRows, on_error: Callable[[BaseException], None] | None = None) -> RuleResult:
+        """:attr:`evaluate` on one document; if it raises, a failure naming
+        the error (:meth:`RuleResult.raised`) instead of the exception, and
+        ``on_error`` called with it (inside the handler: the traceback is
+        ``traceback.format_exc()``)."""
+        try:
+            return self.evaluate(rows)
+        except Exception as exc:  # noqa: BLE001 - one document's rule never stops the others
+            if on_error is not None:
+                on_error(exc)
+            return RuleResult.raised(exc)

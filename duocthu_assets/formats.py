@@ -9,6 +9,8 @@ file is an OLE2 container holding ``EncryptionInfo``).
 from __future__ import annotations
 
 import io
+import json
+import re
 import struct
 import zipfile
 import zlib
@@ -62,6 +64,31 @@ UTF16_REASON = (
 )
 
 
+MARKUP_REASON = (
+    "unsupported format: {what}, not a CSV table — export the table as CSV or XLSX, or the document as PDF or DOCX"
+)
+_MARKUP_START = re.compile(rb"<(\?xml|!doctype|!--|[a-z][\w:.-]*[\s/>])", re.IGNORECASE)
+
+
+def structured_text(data: bytes) -> str | None:
+    """What a text file is when it is not a table of values: ``"XML or HTML
+    markup"`` (it opens with a tag, a declaration or a comment) or
+    ``"JSON"`` (it is an object or array, as a whole); None otherwise. Read
+    as a CSV, such a file was cut at its commas into rows of tag fragments
+    (an ICDAR ground-truth XML: 2,336 chunks of them) and ingested ok."""
+    head = data[:512].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if _MARKUP_START.match(head):
+        return "XML or HTML markup"
+    if head[:1] in (b"{", b"["):
+        try:
+            value = json.loads(data)
+        except ValueError:  # a CSV whose first field opens with a bracket
+            return None
+        if isinstance(value, (dict, list)):
+            return "JSON"
+    return None
+
+
 def detect_format(data: bytes) -> Format:
     if not data:
         return Format.EMPTY
@@ -73,15 +100,19 @@ def detect_format(data: bytes) -> Format:
     if data.startswith(OLE2_MAGIC):
         return _detect_ole2(data)
     if _looks_like_text(data[:65536]) or _looks_like_utf16_text(data[:65536]):
-        return Format.CSV
+        return Format.UNKNOWN if structured_text(data) else Format.CSV
     return Format.UNKNOWN
 
 
 def refusal_reason(fmt: Format, data: bytes = b"") -> str | None:
     """What to tell the user about a refused format (None: not refused); with
-    the file's bytes, an unknown format that is UTF-16 text says so."""
+    the file's bytes, an unknown format that is UTF-16 text, markup or JSON
+    says so."""
     if fmt is Format.UNKNOWN and data.startswith(UTF16_BOMS):
         return UTF16_REASON
+    what = structured_text(data) if fmt is Format.UNKNOWN and data else None
+    if what:
+        return MARKUP_REASON.format(what=what)
     return REFUSAL_REASONS.get(fmt)
 
 

@@ -36,7 +36,7 @@ def review(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> d
     statuses = statuses_not_all_succeeded(context.instance, doc_ids)  # a blocked document has a failure among them
 
     def evidence(rule, doc_id):
-        return rule.evaluate(load_document_rows(wh, doc_id, rule.needs))
+        return rule.apply(load_document_rows(wh, doc_id, rule.needs))
 
     blocked = blocked_documents(statuses, ALL_RULES, evidence)
     table = markdown_table(blocked, len(doc_ids))

@@ -578,13 +578,15 @@ def window_kind(window: list[str]) -> str:
 MISENCODED = "misencoded text (characters mapped wrong: a font's own encoding, or a file read in the wrong code page)"
 
 
-def flattened_math(text: str) -> str | None:
+def flattened_math(text: str, laid_out: bool = True) -> str | None:
     """Why ``text`` (a prose chunk) looks like flattened 2D math or an
     unreadable text layer, or None:
     more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD; private-use
     glyphs, often a symbol font's checkbox, count only inside a run),
     a run of mojibake (:func:`duocthu_assets.parse.mojibake.misencoded_window`),
-    or a run of :data:`MATH_WINDOW` tokens of which :data:`MATH_WINDOW_MIN`
+    or — for text read off a layout (``laid_out``: not a CSV's or a
+    sheet's cells as typed, whose empty cells read ``| | |``) — a run of
+    :data:`MATH_WINDOW` tokens of which :data:`MATH_WINDOW_MIN`
     are lone characters, symbol runs or math operators
     (``� n+1 � i=1 x2 i = 1 �``), named by :func:`window_kind`."""
     bad = text.count("\ufffd")
@@ -593,7 +595,7 @@ def flattened_math(text: str) -> str | None:
     misencoded = misencoded_window(text)
     if misencoded:
         return f"{MISENCODED}: " + " ".join(misencoded)
-    window = flattened_window(text)
+    window = flattened_window(text) if laid_out else None
     if window is None:
         return None
     return f"{window_kind(window)}: " + " ".join(window)
