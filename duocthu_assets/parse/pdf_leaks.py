@@ -27,8 +27,8 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from .pdf_geometry import BBox, center, contains_point, union
 from .mojibake import misencoded_window
+from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_grids import merge_rules
 from .pdf_page import Fragment, Rule
 from .pdf_table_scoring import fragments_in, text_rows

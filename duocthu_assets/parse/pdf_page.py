@@ -529,8 +529,11 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
     raw_words = textpage.extractWORDS()
     for n, (x0, y0, x1, y1, text, b_no, l_no, _w_no) in enumerate(raw_words):
         lid = line_index.get((b_no, l_no), -1)
-        leads_line = n == 0 or raw_words[n - 1][5:7] != (b_no, l_no)
-        next_word = raw_words[n + 1][4] if n + 1 < len(raw_words) and raw_words[n + 1][5:7] == (b_no, l_no) else ""
+        has_unmapped = UNMAPPED.search(text) is not None
+        leads_line, next_word = False, ""  # where the word stands on its line: asked only of one holding an unmapped glyph
+        if has_unmapped:
+            leads_line = n == 0 or raw_words[n - 1][5:7] != (b_no, l_no)
+            next_word = raw_words[n + 1][4] if n + 1 < len(raw_words) and raw_words[n + 1][5:7] == (b_no, l_no) else ""
         if lid in overprints:
             continue  # glyphs drawn again over a line already read
         marked = ""
@@ -548,7 +551,7 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
             else:
                 del scripts[lid]  # MuPDF cut the line's words otherwise: leave the line unmarked
                 attached.pop(lid, None)  # ... and apart, as MuPDF set it
-        if UNMAPPED.search(text):
+        if has_unmapped:
             kept_text = shown(text, leads_line, next_word)
             unmapped += len(text) - len(kept_text)
             text = kept_text
