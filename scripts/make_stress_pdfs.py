@@ -120,15 +120,15 @@ class Writer:
     def rule(self, x0: float, y: float, x1: float, width: float = 0.6) -> None:
         self.page.draw_line((x0, y), (x1, y), color=(0, 0, 0), width=width)
 
-    def table_rows(self, x: float, top: float, widths: list[float], rows: list[list[str]], style: str = "r") -> float:
-        """Rows of cells (no rules); returns the y under them."""
+    def table_rows(self, x: float, top: float, widths: list[float], rows: list[list[str]], style: str = "r", pitch: float = ROW) -> float:
+        """Rows of cells (no rules), ``pitch`` apart; returns the y under them."""
         y = top
         for row in rows:
             cx = x
             for cell, w in zip(row, widths):
                 self.text(cx + 3, y + CELL + 2, cell, CELL, style)
                 cx += w
-            y += ROW
+            y += pitch
         return y
 
     def bytes(self) -> bytes:
@@ -393,14 +393,8 @@ def side_by_side_tables() -> tuple[bytes, Expect]:
     top = 70.0
     left = w.table_rows(LEFT, top, _widths(COL_W), [["Clcr (ml/phút)", "Liều", "Khoảng cách"]] + ROWS, "r")
     rx = LEFT + COL_W + GUTTER
-    y = top
-    for row in PRICES:  # a looser pitch than the left table's
-        cx = rx
-        for cell, width in zip(row, _widths(COL_W)):
-            w.text(cx + 3, y + CELL + 6, cell, CELL)
-            cx += width
-        y += ROW + 5
-    under = max(left, y) + 16
+    right = w.table_rows(rx, top + 4, _widths(COL_W), PRICES, pitch=ROW + 5)  # a looser pitch than the left table's
+    under = max(left, right - 4) + 16
     yl = yr = under
     while yl < 700:
         yl = w.paragraph(LEFT, yl, COL_W, PROSE) + 8

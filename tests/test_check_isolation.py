@@ -9,19 +9,16 @@ not cut at their commas into a table."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
 
 import checks.leaks
 from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows, Rule, RuleResult
-from duocthu_assets.cli import main
 from duocthu_assets.formats import detect_format, refusal_reason
 from duocthu_assets.model import Format
 
-from .conftest import CORPUS
+from .conftest import CORPUS, ingest_inbox
 from .docgen import make_docx
 
 # a report's title rows over its table: cells mostly empty (budget.pdf's camelot benchmark CSV)
@@ -34,16 +31,6 @@ TITLED_CSV = (
     '"Agriculture","1,200","340","1,540","1,100","320","1,420","12"\n'
     '"Health","2,310","880","3,190","2,150","860","3,010","14"\n'
 ).encode()
-
-
-def _ingest(tmp_path: Path, files: dict[str, bytes]) -> dict:
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    for name, data in files.items():
-        (inbox / name).write_bytes(data)
-    report = tmp_path / "r.json"
-    main(["ingest", str(inbox), "--warehouse", str(tmp_path / "wh"), "--report", str(report), "--quiet"])
-    return {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
 
 
 def test_a_rule_that_raises_fails_its_document_with_the_error():
@@ -79,10 +66,10 @@ def test_one_document_whose_rule_raises_stops_only_itself(tmp_path, monkeypatch)
         return real(text, *args)
 
     monkeypatch.setattr(checks.leaks, "flattened_math", fragile)
-    bad, good = Path(tmp_path / "bad.docx"), Path(tmp_path / "good.docx")
+    bad, good = tmp_path / "bad.docx", tmp_path / "good.docx"
     make_docx(bad, [("Liều dùng", ["Zymoprotein 500 mg mỗi ngày, chia hai lần, uống sau bữa ăn."])])
     make_docx(good, [("Liều dùng", ["Amoxicilin 500 mg mỗi ngày, chia hai lần, uống sau bữa ăn."])])
-    docs = _ingest(tmp_path, {"bad.docx": bad.read_bytes(), "good.docx": good.read_bytes(), "budget.csv": TITLED_CSV})
+    docs = ingest_inbox(tmp_path, {"bad.docx": bad.read_bytes(), "good.docx": good.read_bytes(), "budget.csv": TITLED_CSV})["docs"]
     assert docs["good.docx"]["status"] == "ok" and docs["budget.csv"]["status"] == "ok", docs
     blocked = docs["bad.docx"]
     assert blocked["status"] == "blocked" and blocked["failed_checks"] == ["leak_02_flattened_math_in_prose"], blocked
@@ -117,7 +104,7 @@ def test_the_corpus_ground_truth_folder_stops_no_document(tmp_path):
     CSV's "damaged PDF" before)."""
     folder = CORPUS / "groundtruth"
     files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.suffix in (".csv", ".xml", ".json", ".html")}
-    docs = _ingest(tmp_path, files)
+    docs = ingest_inbox(tmp_path, files)["docs"]
     assert {d["status"] for name, d in docs.items() if name.endswith(".csv")} == {"ok"}, docs
     refused = {name: d["reason"] for name, d in docs.items() if not name.endswith(".csv")}
     assert refused and all(r.startswith("unsupported format: ") for r in refused.values()), refused

@@ -5,31 +5,17 @@ flattened math, each block their document (and only it)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from checks.leaks import flattened_math_in_prose, table_row_in_prose
 from checks.rules import DocumentRows
-from duocthu_assets.cli import main
 from duocthu_assets.parse import pdf_blocks, pdf_formulas
 from duocthu_assets.parse.pdf_leaks import flattened_math
 
+from .conftest import ingest_inbox
 from .test_pdf_stress import stress
 
 pytestmark = pytest.mark.slow
-
-
-def _ingest(tmp_path: Path, files: dict[str, bytes]) -> dict:
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    for name, data in files.items():
-        (inbox / name).write_bytes(data)
-    report = tmp_path / "r.json"
-    code = main(["ingest", str(inbox), "--warehouse", str(tmp_path / "wh"), "--report", str(report), "--quiet"])
-    docs = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
-    return {"code": code, "docs": docs}
 
 
 def test_table_row_left_under_its_table_and_flattened_math_block_their_documents(tmp_path, monkeypatch):
@@ -43,7 +29,7 @@ def test_table_row_left_under_its_table_and_flattened_math_block_their_documents
     monkeypatch.setattr(pdf_blocks, "grow_down", lambda bbox, fragments, taken=(): bbox)
     monkeypatch.setattr(pdf_formulas, "_cell", lambda lines, fragments, fits: list(lines))
     monkeypatch.setattr(pdf_blocks, "with_cell_lines", lambda blocks, fragments: blocks)
-    out = _ingest(tmp_path, {"a_ruled.pdf": ruled, "b_booktabs.pdf": booktabs, "c_flat.pdf": flat, "d_scripts.pdf": scripts, "e_cells.pdf": cells})
+    out = ingest_inbox(tmp_path, {"a_ruled.pdf": ruled, "b_booktabs.pdf": booktabs, "c_flat.pdf": flat, "d_scripts.pdf": scripts, "e_cells.pdf": cells})
     assert out["code"] == 1
     docs = out["docs"]
 
@@ -71,7 +57,7 @@ def test_table_row_left_under_its_table_and_flattened_math_block_their_documents
 def test_the_fixed_parser_keeps_the_rows_in_the_table_and_passes(tmp_path):
     ruled, _ = stress.build("ruled_last_rows")
     cells, _ = stress.build("word_fraction")
-    out = _ingest(tmp_path, {"a_ruled.pdf": ruled, "e_cells.pdf": cells})
+    out = ingest_inbox(tmp_path, {"a_ruled.pdf": ruled, "e_cells.pdf": cells})
     assert out["code"] == 0 and out["docs"]["a_ruled.pdf"]["status"] == "ok"
     assert out["docs"]["e_cells.pdf"]["status"] == "ok", out["docs"]["e_cells.pdf"]
 

@@ -6,18 +6,14 @@ ok). Real text in the languages we serve is not flagged."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
-from duocthu_assets.cli import main
 from duocthu_assets.parse.mojibake import misencoded_window
 from duocthu_assets.parse.pdf_leaks import MISENCODED, flattened_math
 
-from .conftest import corpus_path
+from .conftest import corpus_path, ingest_inbox
 from .docgen import make_docx
 
 REDP_SIDEBAR = "]üìÜüéê •ìê °ê£ë†£ûÜüéê †ë ∞†¶£ èÜ•ÜáÜ§ê †°ê£Ü•î†ü§"  # "Enhance the performance of your database operations"
@@ -65,12 +61,6 @@ def test_leak_02_names_the_misencoded_chunk_and_its_page():
     assert f"p3 d:s:1: {MISENCODED}: ]üìÜüéê" in result.message, result.message
 
 
-def _ingest(tmp_path: Path, inbox: Path) -> dict:
-    report = tmp_path / "r.json"
-    main(["ingest", str(inbox), "--warehouse", str(tmp_path / "wh"), "--report", str(report), "--quiet"])
-    return {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
-
-
 @pytest.mark.slow
 def test_a_document_with_mojibake_in_its_prose_is_blocked(tmp_path):
     """Through ``duocthu ingest``: a DOCX whose paragraph was pasted from a
@@ -81,7 +71,7 @@ def test_a_document_with_mojibake_in_its_prose_is_blocked(tmp_path):
     pasted = VIETNAMESE.encode("utf-8").decode("cp1252", errors="replace")
     make_docx(inbox / "bad.docx", [("Liều dùng", [VIETNAMESE, pasted])])
     make_docx(inbox / "good.docx", [("Liều dùng", [VIETNAMESE, VIETNAMESE])])
-    docs = _ingest(tmp_path, inbox)
+    docs = ingest_inbox(tmp_path)["docs"]
     assert docs["good.docx"]["status"] == "ok", docs["good.docx"]
     bad = docs["bad.docx"]
     assert bad["status"] == "blocked" and "leak_02_flattened_math_in_prose" in bad["failed_checks"], bad
@@ -94,9 +84,6 @@ def test_redp5110_sidebar_in_a_font_of_its_own_encoding_blocks_the_document(tmp_
     """redp5110 p. 3: the "Highlights" sidebar is set in a HelveticaNeue
     whose encoding maps its glyphs to the wrong letters. It ingested ok, its
     four lines embedded as ``]üìÜüéê …``; now leak_02 blocks it, naming p. 3."""
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    (inbox / "redp.pdf").write_bytes(corpus_path("docling__redp5110_sampled.pdf").read_bytes())
-    doc = _ingest(tmp_path, inbox)["redp.pdf"]
+    doc = ingest_inbox(tmp_path, {"redp.pdf": corpus_path("docling__redp5110_sampled.pdf").read_bytes()})["docs"]["redp.pdf"]
     assert doc["status"] == "blocked" and doc["failed_checks"] == ["leak_02_flattened_math_in_prose"], doc
     assert "p3 " in doc["reason"] and "misencoded text" in doc["reason"] and "misencoded text (characters mapped wrong: a font's own encoding, or a file read in the wrong code page): èÜ•ÜáÜ§ê †°ê£Ü•î†ü§" in doc["reason"], doc["reason"]
