@@ -39,10 +39,12 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   a private-use code point: a tall parenthesis, an ``∫``, a floor bracket
   the font does not map), which the text cannot show
   (:func:`duocthu_assets.parse.pdf_leaks.lost_glyphs_in`). So does a
-  prose chunk holding a run of mojibake, in any format: characters a PDF
-  font's own encoding or a wrong code page mapped to the wrong letters
-  (redp5110 p. 3's sidebar reads ``]üìÜüéê •ìê °ê£ë†£ûÜüéê``), which nothing
-  else notices (:mod:`duocthu_assets.parse.mojibake`).
+  prose chunk — or a table row, whose text is embedded too — holding a run
+  of characters mapped wrong, in any format: mojibake, which a PDF font's
+  own encoding or a wrong code page gives (redp5110 p. 3's sidebar reads
+  ``]üìÜüéê •ìê °ê£ë†£ûÜüéê``), or Vietnamese typed in a legacy font
+  encoding (TCVN3's ``.VnTime``: ``Céng hoµ x· héi``; VNI's), which
+  nothing else notices (:mod:`duocthu_assets.parse.mojibake`).
 """
 
 from __future__ import annotations
@@ -59,12 +61,14 @@ from duocthu_assets.parse.pdf_leaks import (
     lost_glyphs_in,
     stacked_pairs_in,
 )
+from duocthu_assets.parse.mojibake import misencoding
 
 from .adr0006 import normalize_for_leaks
 from .rules import DocumentRows, Row, Rule, RuleResult
 
 ASSET = "chunks"
 PROSE = "prose"
+TABLE_ROW = "table_row"
 LOST_GLYPH_MESSAGE = "a math glyph with no Unicode mapping left out of its line (shown ⍰)"
 
 
@@ -179,7 +183,9 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
     math that lost a glyph with no Unicode mapping). A run that is a
     figure's labels (lines set over or beside the figure's raster images,
     read as printed) or a code listing (symbol runs on lines set in a
-    fixed-pitch face) is not math prose: it passes, named in the message."""
+    fixed-pitch face) is not math prose: it passes, named in the message.
+    Neither a prose chunk nor a table row holds misencoded text
+    (:func:`duocthu_assets.parse.mojibake.misencoding`)."""
     laid_out = (rows.raw or {}).get("format") not in TYPED_FORMATS
     bad = [(c, flattened_math(c["text"], laid_out)) for c in _prose_chunks(rows)]
     bad = [(c, why) for c, why in bad if why]
@@ -196,9 +202,13 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
         bad = [(c, why) for c, why in bad if c not in labels and c not in listings]
         for chunk, page, text in unmarked_scripts(rows):
             bad.append((chunk, f"p{page}: {text}"))
+    # a table's rows are not prose, but their text is embedded too: misencoded text in a cell
+    # (a sheet typed in a .VnTime font, a CSV saved from one) is as lost as in a paragraph
+    rows_bad = [(c, misencoding(c["text"])) for c in rows.chunks if c["chunk_kind"] == TABLE_ROW]
+    bad += [(c, f"a table row: {why}") for c, why in rows_bad if why]
     result = RuleResult.from_offenders(
         (c["chunk_id"] for c, _ in bad),
-        "prose chunks holding flattened math or an unreadable text layer",
+        "chunks holding flattened math, an unreadable text layer or misencoded text",
         (p for c, _ in bad for p in _pages(c)),
     )
     if not bad:

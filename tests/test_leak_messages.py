@@ -40,7 +40,7 @@ def test_every_offender_is_named_with_its_pages_and_kind():
     rows = DocumentRows("d", chunks=[_chunk("d:a:1", GARBLED, 10), _chunk("d:b:2", MATH, 12, 13), _chunk("d:c:3", "Plain prose.", 14)])
     result = flattened_math_in_prose(rows)
     assert result.passed is False and result.offending_ids == ("d:a:1", "d:b:2") and result.pages == (10, 12, 13)
-    assert result.message.startswith("2 prose chunks holding flattened math or an unreadable text layer: d:a:1, d:b:2 — ")
+    assert result.message.startswith("2 chunks holding flattened math, an unreadable text layer or misencoded text: d:a:1, d:b:2 — ")
     assert "p10 d:a:1: unreadable text-layer line (words broken into letters): ifi th" in result.message
     assert "p12-13 d:b:2: formula fragments: Tổng ∑ n+1" in result.message
 

@@ -1,4 +1,5 @@
-"""Text whose characters were mapped wrong: mojibake.
+"""Text whose characters were mapped wrong: mojibake, and Vietnamese typed
+in a legacy font encoding.
 
 A PDF font whose encoding maps its glyphs to the wrong code points reads as
 valid Unicode that means nothing (redp5110 p. 3's sidebar, set in a
@@ -13,15 +14,38 @@ The sequences that give it away are ftfy's (``ftfy.badness``: a letter
 glued to ``†`` or ``•``, ``Ã`` before a symbol, ...), tuned by its authors
 on web text to be rare in text written by people. One such word can be
 real (``Lo^{†∗}``, an author's footnote marks; ``µ_θ``), so a run is
-asked for: :data:`MIN_BAD_WORDS` of :data:`WINDOW` words in a row. Pure.
+asked for: :data:`MIN_BAD_WORDS` of :data:`WINDOW` words in a row.
+
+Vietnamese typed in a TCVN3 or VNI font (``Céng hoµ x· héi`` for "Cộng
+hoà xã hội") holds none of those sequences; its words are told by what they
+read as (:mod:`duocthu_assets.parse.legacy_vietnamese`), a run of them
+asked for the same way (:func:`legacy_vietnamese_window`). Pure.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ftfy.badness import badness, is_bad
+
+from .legacy_vietnamese import TCVN3, VNI, core, legacy_readings, shown_as
 
 WINDOW = 10  # words
 MIN_BAD_WORDS = 3  # of them holding a sequence ftfy calls mojibake (the corpus's real text: at most 1)
+
+
+def first_run(flags: list[bool], window: int, minimum: int) -> int | None:
+    """The index of the first flagged item of the first run of ``window``
+    items of which ``minimum`` are flagged, or None."""
+    if sum(flags) < minimum:
+        return None
+    run = sum(flags[:window])
+    for k in range(max(1, len(flags) - window + 1)):
+        if k:
+            run += flags[k + window - 1] - flags[k - 1]
+        if run >= minimum:
+            return flags.index(True, k)
+    return None
 
 
 def misencoded_window(text: str) -> list[str] | None:
@@ -31,14 +55,62 @@ def misencoded_window(text: str) -> list[str] | None:
     if text.isascii() or not is_bad(text):
         return None  # every sequence ftfy names holds a character beyond ASCII; one search of the whole text first
     words = text.split()
-    flags = [not w.isascii() and badness(w) > 0 for w in words]
-    if sum(flags) < MIN_BAD_WORDS:
+    start = first_run([not w.isascii() and badness(w) > 0 for w in words], WINDOW, MIN_BAD_WORDS)
+    return None if start is None else words[start : start + WINDOW]
+
+
+MIN_DISTINCTIVE = 1  # ... one of them typed with a code no language writes inside a word
+
+
+@dataclass(frozen=True)
+class LegacyVietnamese:
+    """A run of Vietnamese typed in a legacy font encoding: its words as
+    read, and as the encoding means them."""
+
+    encoding: str
+    words: list[str]
+    readings: list[str]
+
+
+def legacy_vietnamese_window(text: str) -> LegacyVietnamese | None:
+    """The first run of :data:`WINDOW` words of ``text`` of which
+    :data:`MIN_BAD_WORDS` are no Vietnamese syllable as they stand but are
+    one read in the same legacy encoding (TCVN3 or VNI,
+    :func:`duocthu_assets.parse.legacy_vietnamese.legacy_readings`),
+    :data:`MIN_DISTINCTIVE` of them typed with a code no language writes
+    inside a word; shown from its first such word, or None."""
+    if text.isascii():
         return None
-    run = sum(flags[:WINDOW])
-    for k in range(max(1, len(words) - WINDOW + 1)):
-        if k:
-            run += flags[k + WINDOW - 1] - flags[k - 1]
-        if run >= MIN_BAD_WORDS:
-            start = flags.index(True, k)  # shown from its first bad word
-            return words[start : start + WINDOW]
+    words = text.split()
+    found = [legacy_readings(core(w)) for w in words]
+    for encoding in (TCVN3, VNI):
+        read = [any(e == encoding for e, _, _ in f) for f in found]
+        sign = [any(e == encoding and distinctive for e, _, distinctive in f) for f in found]
+        if sum(read) < MIN_BAD_WORDS or sum(sign) < MIN_DISTINCTIVE:
+            continue
+        for k in range(len(words)):  # each window from a word so read (a sign's word is one)
+            end = k + WINDOW
+            if read[k] and sum(read[k:end]) >= MIN_BAD_WORDS and sum(sign[k:end]) >= MIN_DISTINCTIVE:
+                return LegacyVietnamese(encoding, words[k:end], [shown_as(w, encoding) for w in words[k:end]])
     return None
+
+
+MISENCODED = "misencoded text (characters mapped wrong: a font's own encoding, or a file read in the wrong code page)"
+LEGACY_VIETNAMESE = (
+    "Vietnamese typed in a legacy font encoding ({encoding}), not Unicode: {words!r} reads {readings!r}"
+    " — convert the document to Unicode (Unikey's converter, or set it again in a Unicode font) and ingest it again"
+)
+
+
+def misencoding(text: str) -> str | None:
+    """Why ``text`` reads as characters mapped wrong — a run of mojibake
+    (:func:`misencoded_window`) or of Vietnamese typed in a legacy font
+    encoding (:func:`legacy_vietnamese_window`) — or None."""
+    words = misencoded_window(text)
+    if words:
+        return f"{MISENCODED}: " + " ".join(words)
+    legacy = legacy_vietnamese_window(text)
+    if legacy:
+        return LEGACY_VIETNAMESE.format(encoding=legacy.encoding, words=" ".join(legacy.words), readings=" ".join(legacy.readings))
+    return None
+

@@ -27,7 +27,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from .mojibake import misencoded_window
+from .mojibake import misencoding
 from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_grids import merge_rules
 from .pdf_page import Fragment, Rule
@@ -575,15 +575,13 @@ def window_kind(window: list[str]) -> str:
     return "formula fragments"
 
 
-MISENCODED = "misencoded text (characters mapped wrong: a font's own encoding, or a file read in the wrong code page)"
-
-
 def flattened_math(text: str, laid_out: bool = True) -> str | None:
     """Why ``text`` (a prose chunk) looks like flattened 2D math or an
     unreadable text layer, or None:
     more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD; private-use
     glyphs, often a symbol font's checkbox, count only inside a run),
-    a run of mojibake (:func:`duocthu_assets.parse.mojibake.misencoded_window`),
+    characters mapped wrong (:func:`duocthu_assets.parse.mojibake.misencoding`:
+    mojibake, or Vietnamese typed in a legacy font encoding),
     or — for text read off a layout (``laid_out``: not a CSV's or a
     sheet's cells as typed, whose empty cells read ``| | |``) — a run of
     :data:`MATH_WINDOW` tokens of which :data:`MATH_WINDOW_MIN`
@@ -592,9 +590,9 @@ def flattened_math(text: str, laid_out: bool = True) -> str | None:
     bad = text.count("\ufffd")
     if bad > MAX_BAD_GLYPHS:
         return f"{bad} unmapped glyphs (U+FFFD)"
-    misencoded = misencoded_window(text)
+    misencoded = misencoding(text)
     if misencoded:
-        return f"{MISENCODED}: " + " ".join(misencoded)
+        return misencoded
     window = flattened_window(text) if laid_out else None
     if window is None:
         return None
