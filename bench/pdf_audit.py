@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from duocthu_assets.model import BlockKind, Format, SegmentKind  # noqa: E402
 from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
-from duocthu_assets.parse.mojibake import misencoded_window  # noqa: E402
+from duocthu_assets.parse.mojibake import misencoding  # noqa: E402
 from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables, lost_glyphs_in, stacked_pairs_in  # noqa: E402
 from duocthu_assets.parse.pdf_candidates import inside_box  # noqa: E402
 from duocthu_assets.parse.pdf_crops import crop_box  # noqa: E402
@@ -153,8 +153,8 @@ def audit(path: Path) -> dict | None:
     swallowed = prose_lines_in_formulas(parsed.blocks)
     cells = [l for l in found.leaks if l.what != "table row"]
     prose = [s for s in parsed.segments if s.kind is not SegmentKind.HEADING]
-    misencoded = [s for s in prose if misencoded_window(s.text)]
-    math = [s for s in prose if s not in misencoded and flattened_math(s.text)]
+    misencoded = [(s, why) for s in prose if (why := misencoding(s.text))]
+    math = [s for s in prose if all(s is not m for m, _ in misencoded) and flattened_math(s.text)]
     ok, checked = crops_complete(data, parsed.blocks, Settings().crop_margin_pt)
     complete = icdar_complete(path, parsed.blocks)
     scripts_prose, scripts_blocks = inline_scripts(data, parsed.blocks)
@@ -192,7 +192,7 @@ def audit(path: Path) -> dict | None:
         "prose_words_in_tables": sum(len(t.split()) for _, t in found.prose_in_blocks),
         "prose_in": [f"p{p}: {t[:70]}" for p, t in found.prose_in_blocks][:5],
         "misencoded_segments": len(misencoded),
-        "misencoded": [f"p{s.page_no}: {' '.join(misencoded_window(s.text))[:90]}" for s in misencoded][:5],
+        "misencoded": [f"p{s.page_no}: {why[:120]}" for s, why in misencoded][:5],
         "flattened_math_segments": len(math),
         "math": [f"p{s.page_no}: {flattened_math(s.text)[:90]}" for s in math][:5],
     }
@@ -206,7 +206,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
     out = {}
-    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete | unmapped glyphs left out / shown in prose | lines of math that lost a glyph, outside blocks | prose segments of mojibake |")
+    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete | unmapped glyphs left out / shown in prose | lines of math that lost a glyph, outside blocks | prose segments misencoded (mojibake, legacy Vietnamese) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         row = audit(CORPUS / name)
