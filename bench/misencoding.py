@@ -4,7 +4,10 @@ segment of every corpus document, every format (what it must not flag: real
 text), and how much of the corpus's real Vietnamese it finds once typed in
 a legacy font encoding (TCVN3, VNI), per document. With ``/usr/share/i18n``
 present, also the day and month names of every glibc locale, one text per
-locale (real words of ~300 languages).
+locale (real words of ~300 languages); with ``/usr/share/locale``, every
+translated string of the installed programs' gettext catalogues (~2 M
+strings in ~190 languages, real sentences; ~1 min), and its Vietnamese
+strings of 5+ words typed in TCVN3 and VNI.
 
 usage: python bench/misencoding.py [--corpus DIR] [--json OUT]
 """
@@ -60,6 +63,21 @@ def locale_texts(root: Path = Path("/usr/share/i18n/locales")):
         yield path.name, " ".join(n for n in names if n and "%" not in n)
 
 
+def gettext_strings(root: Path = Path("/usr/share/locale")):
+    """(language, translated string) of every gettext catalogue installed."""
+    import gettext
+
+    for path in sorted(root.glob("*/LC_MESSAGES/*.mo")):
+        try:
+            with path.open("rb") as fp:
+                catalog = gettext.GNUTranslations(fp)._catalog  # the catalogue's msgid -> msgstr
+        except (OSError, UnicodeDecodeError, LookupError):  # a damaged catalogue, or one in a charset Python lacks
+            continue
+        for msgid, text in catalog.items():
+            if msgid and isinstance(text, str) and text.strip():
+                yield path.parts[-3], text
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
@@ -101,8 +119,25 @@ def main() -> None:
     print(f"\nglibc locales' day and month names: {len(locales)} locales, flagged {len(wrong)}")
     for name, why in wrong:
         print(f"  {name}: {why[:120]}")
+    strings: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    caught: dict[str, list[str]] = collections.defaultdict(list)
+    typed_vi: list[str] = []
+    for language, text in gettext_strings() if Path("/usr/share/locale").is_dir() else ():
+        strings[language][1] += 1
+        why = misencoding(text)
+        if why:
+            strings[language][0] += 1
+            caught[language].append(why[:120])
+        elif language == "vi" and len(text.split()) >= MIN_WORDS:
+            typed_vi.append(text)
+    print(f"\ngettext catalogues: {sum(n for _, n in strings.values())} strings in {len(strings)} languages, flagged {sum(f for f, _ in strings.values())}")
+    for language, whys in caught.items():
+        print(f"  {language}: {len(whys)} of {strings[language][1]}, e.g. {whys[0]}")
+    for encoding, typing in ((TCVN3, typed_in_tcvn3), (VNI, typed_in_vni)):
+        hits = sum(1 for text in typed_vi if (w := legacy_vietnamese_window(typing(text))) and w.encoding == encoding)
+        print(f"  Vietnamese strings of {MIN_WORDS}+ words typed in {encoding}: found {hits}/{len(typed_vi)}")
     if args.json:
-        args.json.write_text(json.dumps({"segments": segments, "flagged": flagged, "found": found, "locales": len(locales), "locales_flagged": wrong}, ensure_ascii=False, indent=1))
+        args.json.write_text(json.dumps({"segments": segments, "flagged": flagged, "found": found, "locales": len(locales), "locales_flagged": wrong, "gettext": strings, "gettext_flagged": caught}, ensure_ascii=False, indent=1))
 
 
 if __name__ == "__main__":
