@@ -32,6 +32,8 @@ DECREE = "Căn cứ Luật Tổ chức Chính phủ; theo đề nghị của B�
         ("M\u00adêng", TCVN3, "Mường"),  # ư is the soft hyphen: the converter's README lost it
         ("Kh\u00ad¬ng", TCVN3, "Khương"),
         ("X¸t", TCVN3, "Xát"),
+        ("HOµ", TCVN3, "HOÀ"),  # capitals (.VnTimeH) at the lowercase codes
+        ("§IÒU", TCVN3, "ĐIỀU"),
         ("chaøo", VNI, "chào"),
         ("caùc", VNI, "các"),
         ("baïn", VNI, "bạn"),

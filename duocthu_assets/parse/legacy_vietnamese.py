@@ -88,8 +88,12 @@ def is_syllable(word: str) -> bool:
 
 
 def tcvn3_reading(word: str) -> str:
-    """``word`` read as typed in a TCVN3 (``.VnTime``) font."""
-    return word.translate(_TCVN3_TABLE)
+    """``word`` read as typed in a TCVN3 (``.VnTime``) font; in capitals
+    when its ASCII letters (two or more) are: the capitals' font draws
+    capitals at the lowercase codes (``HOµ`` is ``HOÀ``)."""
+    reading = word.translate(_TCVN3_TABLE)
+    ascii_letters = [ch for ch in word if ch.isascii() and ch.isalpha()]
+    return reading.upper() if len(ascii_letters) >= 2 and all(ch.isupper() for ch in ascii_letters) else reading
 
 
 def vni_reading(word: str) -> str | None:
