@@ -44,7 +44,10 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   own encoding or a wrong code page gives (redp5110 p. 3's sidebar reads
   ``]üìÜüéê •ìê °ê£ë†£ûÜüéê``), or Vietnamese typed in a legacy font
   encoding (TCVN3's ``.VnTime``: ``Céng hoµ x· héi``; VNI's), which
-  nothing else notices (:mod:`duocthu_assets.parse.mojibake`).
+  nothing else notices (:mod:`duocthu_assets.parse.mojibake`); in a
+  document set in such a font (its name read off the file), two words that
+  read as Vietnamese only in its encoding are enough, however short the
+  text (:func:`set_in_legacy_fonts`).
 """
 
 from __future__ import annotations
@@ -61,7 +64,8 @@ from duocthu_assets.parse.pdf_leaks import (
     lost_glyphs_in,
     stacked_pairs_in,
 )
-from duocthu_assets.parse.mojibake import misencoding
+from duocthu_assets.parse.legacy_fonts import legacy_fonts
+from duocthu_assets.parse.mojibake import LEGACY_FONT, WINDOW, legacy_words, misencoding
 
 from .adr0006 import normalize_for_leaks
 from .rules import DocumentRows, Row, Rule, RuleResult
@@ -176,6 +180,32 @@ def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
     return out
 
 
+MIN_LEGACY_WORDS = 2  # words read as Vietnamese only in the encoding of a font the document is set in
+
+
+def set_in_legacy_fonts(rows: DocumentRows, flagged: set[str]) -> list[tuple[Row, str]]:
+    """``(chunk, why)`` for each prose chunk or table row not yet flagged
+    that holds a word reading as Vietnamese only in the encoding of a
+    legacy font the document is set in (``.VnTime``, ``VNI-Times``: read
+    off the file), when the document holds :data:`MIN_LEGACY_WORDS` such
+    words: a sheet's one-word cells (``Viªn``, ``Hép``) are too short for
+    :func:`duocthu_assets.parse.mojibake.legacy_vietnamese_window`'s run."""
+    chunks = [c for c in rows.chunks if c["chunk_kind"] in (PROSE, TABLE_ROW) and c["chunk_id"] not in flagged]
+    if not rows.source or all(c["text"].isascii() for c in chunks):
+        return []  # ASCII reads the same in any font: the file's fonts are not read
+    fonts = legacy_fonts(rows.source, (rows.raw or {}).get("format") or "")
+    out: list[tuple[Row, str]] = []
+    for encoding, names in fonts.items():
+        found = [(c, legacy_words(c["text"], encoding)) for c in chunks]
+        found = [(c, words) for c, words in found if words]
+        if sum(len(words) for _, words in found) < MIN_LEGACY_WORDS:
+            continue
+        for chunk, words in found:
+            shown = words[:WINDOW]
+            out.append((chunk, LEGACY_FONT.format(encoding=encoding, fonts=", ".join(names), words=" ".join(w for w, _ in shown), readings=" ".join(r for _, r in shown))))
+    return out
+
+
 def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
     """No prose chunk is dominated by the fragments of a flattened formula
     or of an unreadable text layer, or holds math its text cannot carry (a
@@ -185,7 +215,8 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
     read as printed) or a code listing (symbol runs on lines set in a
     fixed-pitch face) is not math prose: it passes, named in the message.
     Neither a prose chunk nor a table row holds misencoded text
-    (:func:`duocthu_assets.parse.mojibake.misencoding`)."""
+    (:func:`duocthu_assets.parse.mojibake.misencoding`,
+    :func:`set_in_legacy_fonts`)."""
     laid_out = (rows.raw or {}).get("format") not in TYPED_FORMATS
     bad = [(c, flattened_math(c["text"], laid_out)) for c in _prose_chunks(rows)]
     bad = [(c, why) for c, why in bad if why]
@@ -206,6 +237,7 @@ def flattened_math_in_prose(rows: DocumentRows) -> RuleResult:
     # (a sheet typed in a .VnTime font, a CSV saved from one) is as lost as in a paragraph
     rows_bad = [(c, misencoding(c["text"])) for c in rows.chunks if c["chunk_kind"] == TABLE_ROW]
     bad += [(c, f"a table row: {why}") for c, why in rows_bad if why]
+    bad += set_in_legacy_fonts(rows, {c["chunk_id"] for c, _ in bad})
     result = RuleResult.from_offenders(
         (c["chunk_id"] for c, _ in bad),
         "chunks holding flattened math, an unreadable text layer or misencoded text",

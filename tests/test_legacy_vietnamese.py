@@ -9,12 +9,15 @@ code points — is not flagged."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
+from duocthu_assets.parse.legacy_fonts import encoding_of, legacy_fonts
 from duocthu_assets.parse.legacy_vietnamese import TCVN3, VNI, is_syllable, legacy_readings, tcvn3_reading, typed_in_tcvn3, typed_in_vni, vni_reading
-from duocthu_assets.parse.mojibake import legacy_vietnamese_window, misencoded_window, misencoding
+from duocthu_assets.parse.mojibake import legacy_vietnamese_window, legacy_words, misencoded_window, misencoding
 
 from .conftest import corpus_path, ingest_inbox
 from .docgen import make_docx, make_text_pdf, make_xlsx
@@ -130,3 +133,96 @@ def test_documents_typed_in_a_legacy_encoding_are_blocked(tmp_path):
     assert "reads 'Liều dùng Liều dùng cho người lớn: uống 500 mg'" in docs["legacy.docx"]["reason"], docs["legacy.docx"]["reason"]
     assert "legacy.xlsx:data:1: a table row: Vietnamese typed in a legacy font encoding (VNI)" in docs["legacy.xlsx"]["reason"]
     assert "reads 'Căn cứ Luật Tổ chức Chính phủ; theo đề nghị'" in docs["legacy.xlsx"]["reason"]
+
+
+PRICE_LIST = [["Amoxicilin 500 mg", "Viên", 1200], ["Paracetamol 500 mg", "Vỉ", 9000], ["Oresol", "Gói", 2500], ["Vitamin C", "Lọ", 30000]]
+
+
+def _price_list(path, font: str, typing) -> None:
+    """A sheet of short cells (drug, unit, price) set in ``font``: too short
+    for a run of three legacy words in any one row."""
+    import openpyxl
+    from openpyxl.styles import Font
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["Drug", "Unit", "Price"])
+    for drug, unit, price in PRICE_LIST:
+        sheet.append([drug, typing(unit), price])
+    for row in sheet.iter_rows():
+        for cell in row:
+            cell.font = Font(name=font)
+    workbook.save(str(path))
+
+
+@pytest.mark.parametrize(
+    ("font", "encoding"),
+    [(".VnTime", TCVN3), ("ABCDEF+.VnTimeH", TCVN3), ("BCDEFG+#2EVnArial", TCVN3), ("VNI-Times", VNI), ("TimesNewRomanPSMT", None), ("Arial", None)],
+)
+def test_a_fonts_name_says_its_legacy_encoding(font, encoding):
+    assert encoding_of(font) == encoding
+
+
+def test_legacy_fonts_are_read_off_docx_xlsx_and_pdf(tmp_path):
+    import docx
+    import pymupdf
+
+    document = docx.Document()
+    document.add_paragraph().add_run(typed_in_tcvn3(DOSE)).font.name = ".VnTime"
+    document.save(str(tmp_path / "a.docx"))
+    _price_list(tmp_path / "b.xlsx", "VNI-Times", typed_in_vni)
+    pdf = make_text_pdf(tmp_path / "c.pdf", [[typed_in_tcvn3(DOSE[:60])]])
+    doc = pymupdf.open(pdf)
+    xref = doc[0].get_fonts()[0][0]
+    doc.xref_set_key(xref, "BaseFont", "/ABCDEF+#2EVnTime")  # as a .VnTime subset is named
+    doc.save(tmp_path / "d.pdf")
+    assert legacy_fonts((tmp_path / "a.docx").read_bytes(), "docx") == {TCVN3: [".VnTime"]}
+    assert legacy_fonts((tmp_path / "b.xlsx").read_bytes(), "xlsx") == {VNI: ["VNI-Times"]}
+    assert legacy_fonts(pdf.read_bytes(), "pdf") == {}
+    assert legacy_fonts((tmp_path / "d.pdf").read_bytes(), "pdf") == {TCVN3: ["ABCDEF+.VnTime"]}
+
+
+@pytest.mark.slow
+def test_a_sheet_of_short_cells_set_in_a_legacy_font_is_blocked(tmp_path):
+    """Through ``duocthu ingest``: a price list whose unit cells are one
+    word each (``Viªn``, ``Gãi``), set in ``.VnTime``, is blocked — the
+    font's name proves the encoding, and the words read as Vietnamese only
+    in it; the same list in Unicode, still set in ``.VnTime``, is ok, and
+    so is the legacy one set in Calibri, which no run of three words or
+    font gives away (measured, not wanted: the limit of a text test)."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    _price_list(inbox / "legacy.xlsx", ".VnTime", typed_in_tcvn3)
+    _price_list(inbox / "unicode.xlsx", ".VnTime", str)
+    _price_list(inbox / "calibri.xlsx", "Calibri", typed_in_tcvn3)
+    docs = ingest_inbox(tmp_path)["docs"]
+    assert docs["unicode.xlsx"]["status"] == "ok", docs["unicode.xlsx"]
+    assert docs["calibri.xlsx"]["status"] == "ok", docs["calibri.xlsx"]
+    legacy = docs["legacy.xlsx"]
+    assert legacy["status"] == "blocked" and legacy["failed_checks"] == ["leak_02_flattened_math_in_prose"], legacy
+    assert "not Unicode: the document is set in .VnTime, and 'Viªn' reads 'Viên'" in legacy["reason"], legacy["reason"]
+
+
+@pytest.mark.corpus
+def test_a_unicode_decree_whose_template_names_legacy_fonts_passes():
+    """vn__nghi_dinh_19-2019-ND-CP.docx is in Unicode, but its template's
+    styles name 19 ``.Vn`` fonts and ``VNI-Times``: a font's name is no
+    proof by itself, the words must read as Vietnamese only in its
+    encoding. Typed in TCVN3, the same paragraphs fail."""
+    import docx
+
+    data = corpus_path("vn__nghi_dinh_19-2019-ND-CP.docx").read_bytes()
+    fonts = legacy_fonts(data, "docx")
+    assert ".VnTime" in fonts[TCVN3] and fonts[VNI] == ["VNI-Times"]
+    paragraphs = [p.text for p in docx.Document(io.BytesIO(data)).paragraphs if p.text.strip()]
+
+    def leak_02(typing):
+        chunks = [{"chunk_id": f"d:p:{i}", "chunk_kind": "prose", "text": typing(p)} for i, p in enumerate(paragraphs)]
+        return flattened_math_in_prose(DocumentRows("d", raw={"format": "docx"}, chunks=chunks, source=data))
+
+    assert leak_02(str).passed, leak_02(str).message
+    typed = leak_02(typed_in_tcvn3)
+    by_run = {f"d:p:{i}" for i, p in enumerate(paragraphs) if misencoding(typed_in_tcvn3(p))}
+    by_font = {f"d:p:{i}" for i, p in enumerate(paragraphs) if legacy_words(typed_in_tcvn3(p), TCVN3)}
+    assert not typed.passed and typed.count == len(by_run | by_font) == len(paragraphs)
+    assert len(by_font - by_run) >= 10  # short paragraphs (``Ch­¬ng I``, ``§iÒu 5. …``) the run alone misses

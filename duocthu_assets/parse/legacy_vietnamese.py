@@ -171,15 +171,19 @@ def _distinctive(encoding: str, word: str) -> bool:
     return _VNI_PAIR.search(word.lower()) is not None
 
 
+_SECTION = re.compile(r"§[A-Z0-9.\-]+")  # a section reference, not TCVN3's Đ (whose words go on in lowercase or in codes)
+
+
 @lru_cache(maxsize=65536)
 def legacy_readings(word: str) -> tuple[tuple[str, str, bool], ...]:
     """``(encoding, reading, distinctive)`` for each legacy encoding in which
     ``word`` — not a Vietnamese syllable as it stands — reads as one;
     ``distinctive`` when it is typed with a code no language writes inside
     a word (:data:`_TCVN3_SIGNS`, a VNI vowel and mark pair). ``word`` is
-    one word without the punctuation around it; a lone character (``×``)
-    or a micro sign's unit (``µm``, which TCVN3 would read ``àm``) is none."""
-    if word.isascii() or len(word) < 2 or word.startswith("µ") or is_syllable(word):
+    one word without the punctuation around it; a lone character (``×``),
+    a micro sign's unit (``µm``, which TCVN3 would read ``àm``) and a
+    section sign's reference (``§A``, ``§IV``) are none."""
+    if word.isascii() or len(word) < 2 or word.startswith("µ") or _SECTION.fullmatch(word) or is_syllable(word):
         return ()
     return tuple((encoding, reading, _distinctive(encoding, word)) for encoding, reading in _readings(word))
 

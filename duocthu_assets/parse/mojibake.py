@@ -95,10 +95,26 @@ def legacy_vietnamese_window(text: str) -> LegacyVietnamese | None:
     return None
 
 
+def legacy_words(text: str, encoding: str) -> list[tuple[str, str]]:
+    """``(word, reading)`` of each word of ``text`` that is no Vietnamese
+    syllable as it stands but is one read in ``encoding`` — proof enough
+    once the document is known to be set in that encoding's font
+    (:mod:`duocthu_assets.parse.legacy_fonts`), however short the text."""
+    if text.isascii():
+        return []
+    return [(w, shown_as(w, encoding)) for w in text.split() if any(e == encoding for e, _, _ in legacy_readings(core(w)))]
+
+
 MISENCODED = "misencoded text (characters mapped wrong: a font's own encoding, or a file read in the wrong code page)"
 LEGACY_VIETNAMESE = (
     "Vietnamese typed in a legacy font encoding ({encoding}), not Unicode: {words!r} reads {readings!r}"
     " — convert the document to Unicode (Unikey's converter, or set it again in a Unicode font) and ingest it again"
+)
+
+
+LEGACY_FONT = (
+    "Vietnamese typed in a legacy font encoding ({encoding}), not Unicode: the document is set in {fonts}, and {words!r}"
+    " reads {readings!r} — convert the document to Unicode (Unikey's converter, or set it again in a Unicode font) and ingest it again"
 )
 
 
