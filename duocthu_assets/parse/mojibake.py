@@ -106,16 +106,10 @@ def legacy_words(text: str, encoding: str) -> list[tuple[str, str]]:
 
 
 MISENCODED = "misencoded text (characters mapped wrong: a font's own encoding, or a file read in the wrong code page)"
-LEGACY_VIETNAMESE = (
-    "Vietnamese typed in a legacy font encoding ({encoding}), not Unicode: {words!r} reads {readings!r}"
-    " — convert the document to Unicode (Unikey's converter, or set it again in a Unicode font) and ingest it again"
-)
-
-
-LEGACY_FONT = (
-    "Vietnamese typed in a legacy font encoding ({encoding}), not Unicode: the document is set in {fonts}, and {words!r}"
-    " reads {readings!r} — convert the document to Unicode (Unikey's converter, or set it again in a Unicode font) and ingest it again"
-)
+_LEGACY = "Vietnamese typed in a legacy font encoding ({encoding}), not Unicode: "
+_CONVERT = " — convert the document to Unicode (Unikey's converter, or set it again in a Unicode font) and ingest it again"
+LEGACY_VIETNAMESE = _LEGACY + "{words!r} reads {readings!r}" + _CONVERT
+LEGACY_FONT = _LEGACY + "the document is set in {fonts}, and {words!r} reads {readings!r}" + _CONVERT
 
 
 def misencoding(text: str) -> str | None:
