@@ -36,6 +36,7 @@ DECREE = "Căn cứ Luật Tổ chức Chính phủ; theo đề nghị của B�
         ("Kh\u00ad¬ng", TCVN3, "Khương"),
         ("X¸t", TCVN3, "Xát"),
         ("HOµ", TCVN3, "HOÀ"),  # capitals (.VnTimeH) at the lowercase codes
+        ("ng-êi", TCVN3, "người"),  # 0xAD, ư, read through WinAnsi as a hyphen (a PDF without ToUnicode)
         ("§IÒU", TCVN3, "ĐIỀU"),
         ("chaøo", VNI, "chào"),
         ("caùc", VNI, "các"),
@@ -110,12 +111,25 @@ def test_leak_02_names_a_table_row_in_a_legacy_encoding():
     assert "d:t:1: a table row: Vietnamese typed in a legacy font encoding (TCVN3)" in result.message, result.message
 
 
+def _winansi_pdf(path, lines: list[str]) -> None:
+    """A PDF set in a WinAnsi font with no ToUnicode map, as a .VnTime
+    document printed to PDF is: its text is read through the encoding."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    for k, line in enumerate(lines):
+        page.insert_text((72, 72 + 16 * k), line, fontname="helv", fontsize=11)
+    path.write_bytes(doc.tobytes(garbage=4, deflate=True, no_new_id=True))
+
+
 @pytest.mark.slow
 def test_documents_typed_in_a_legacy_encoding_are_blocked(tmp_path):
     """Through ``duocthu ingest``: a DOCX typed in a .VnTime font, a PDF
-    whose text layer reads the same, and a sheet whose cells are typed in a
-    VNI font are blocked by leak_02, which names the encoding and what the
-    words mean; the same documents in Unicode are ok."""
+    whose text layer reads the same (with a ToUnicode map, and without one:
+    ``ư``, 0xAD, then reads as a hyphen), and a sheet whose cells are typed
+    in a VNI font are blocked by leak_02, which names the encoding and what
+    the words mean; the same documents in Unicode are ok."""
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     for name, typing in (("unicode", str), ("legacy", None)):
@@ -124,13 +138,16 @@ def test_documents_typed_in_a_legacy_encoding_are_blocked(tmp_path):
         make_docx(inbox / f"{name}.docx", [(tcvn3("Liều dùng"), [tcvn3(DOSE), tcvn3(DECREE)])])
         make_text_pdf(inbox / f"{name}.pdf", [[tcvn3("Liều dùng"), tcvn3(DOSE[:60]), tcvn3(DOSE[60:]), tcvn3(DECREE[:60]), tcvn3(DECREE[60:])]])
         make_xlsx(inbox / f"{name}.xlsx", ["Thuốc", "Liều dùng"], [["Amoxicilin", vni(DOSE)], ["Paracetamol", vni(DECREE)]])
+    _winansi_pdf(inbox / "legacy-winansi.pdf", [typed_in_tcvn3(DOSE[:64]), typed_in_tcvn3(DOSE[64:])])  # (WinAnsi holds no Unicode Vietnamese)
     docs = ingest_inbox(tmp_path)["docs"]
-    for ext, encoding in (("docx", TCVN3), ("pdf", TCVN3), ("xlsx", VNI)):
-        assert docs[f"unicode.{ext}"]["status"] == "ok", docs[f"unicode.{ext}"]
-        legacy = docs[f"legacy.{ext}"]
+    for name, encoding in (("docx", TCVN3), ("pdf", TCVN3), ("xlsx", VNI), ("-winansi.pdf", TCVN3)):
+        if not name.startswith("-"):
+            assert docs[f"unicode.{name}"]["status"] == "ok", docs[f"unicode.{name}"]
+        legacy = docs[f"legacy{name}" if name.startswith("-") else f"legacy.{name}"]
         assert legacy["status"] == "blocked" and legacy["failed_checks"] == ["leak_02_flattened_math_in_prose"], legacy
         assert f"Vietnamese typed in a legacy font encoding ({encoding}), not Unicode" in legacy["reason"], legacy["reason"]
     assert "reads 'Liều dùng Liều dùng cho người lớn: uống 500 mg'" in docs["legacy.docx"]["reason"], docs["legacy.docx"]["reason"]
+    assert "reads 'dùng cho người lớn: uống 500 mg mỗi lần, ngày'" in docs["legacy-winansi.pdf"]["reason"], docs["legacy-winansi.pdf"]["reason"]
     assert "legacy.xlsx:data:1: a table row: Vietnamese typed in a legacy font encoding (VNI)" in docs["legacy.xlsx"]["reason"]
     assert "reads 'Căn cứ Luật Tổ chức Chính phủ; theo đề nghị'" in docs["legacy.xlsx"]["reason"]
 

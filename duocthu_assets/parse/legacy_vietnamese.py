@@ -87,11 +87,16 @@ def is_syllable(word: str) -> bool:
     return _SYLLABLE.fullmatch(toneless) is not None
 
 
+_HYPHEN_INSIDE = re.compile(r"(?<=\w)-(?=\w)")
+
+
 def tcvn3_reading(word: str) -> str:
     """``word`` read as typed in a TCVN3 (``.VnTime``) font; in capitals
     when its ASCII letters (two or more) are: the capitals' font draws
-    capitals at the lowercase codes (``HOµ`` is ``HOÀ``)."""
-    reading = word.translate(_TCVN3_TABLE)
+    capitals at the lowercase codes (``HOµ`` is ``HOÀ``). A hyphen inside
+    the word is ``ư`` too: TCVN3 types ``ư`` at 0xAD, which a PDF whose
+    font has no ToUnicode map reads as WinAnsi's hyphen (``ng-êi``)."""
+    reading = _HYPHEN_INSIDE.sub("ư", word).translate(_TCVN3_TABLE)
     ascii_letters = [ch for ch in word if ch.isascii() and ch.isalpha()]
     return reading.upper() if len(ascii_letters) >= 2 and all(ch.isupper() for ch in ascii_letters) else reading
 
