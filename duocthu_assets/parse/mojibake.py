@@ -34,20 +34,6 @@ WINDOW = 10  # words
 MIN_BAD_WORDS = 3  # of them holding a sequence ftfy calls mojibake (the corpus's real text: at most 1)
 
 
-def first_run(flags: list[bool], window: int, minimum: int) -> int | None:
-    """The index of the first flagged item of the first run of ``window``
-    items of which ``minimum`` are flagged, or None."""
-    if sum(flags) < minimum:
-        return None
-    run = sum(flags[:window])
-    for k in range(max(1, len(flags) - window + 1)):
-        if k:
-            run += flags[k + window - 1] - flags[k - 1]
-        if run >= minimum:
-            return flags.index(True, k)
-    return None
-
-
 def misencoded_window(text: str) -> list[str] | None:
     """The words of ``text`` from the first bad one of the first run of
     :data:`WINDOW` words of which :data:`MIN_BAD_WORDS` hold a mojibake
@@ -55,8 +41,17 @@ def misencoded_window(text: str) -> list[str] | None:
     if text.isascii() or not is_bad(text):
         return None  # every sequence ftfy names holds a character beyond ASCII; one search of the whole text first
     words = text.split()
-    start = first_run([not w.isascii() and badness(w) > 0 for w in words], WINDOW, MIN_BAD_WORDS)
-    return None if start is None else words[start : start + WINDOW]
+    flags = [not w.isascii() and badness(w) > 0 for w in words]
+    if sum(flags) < MIN_BAD_WORDS:
+        return None
+    run = sum(flags[:WINDOW])
+    for k in range(max(1, len(words) - WINDOW + 1)):
+        if k:
+            run += flags[k + WINDOW - 1] - flags[k - 1]
+        if run >= MIN_BAD_WORDS:
+            start = flags.index(True, k)  # shown from its first bad word
+            return words[start : start + WINDOW]
+    return None
 
 
 MIN_DISTINCTIVE = 1  # ... one of them typed with a code no language writes inside a word
