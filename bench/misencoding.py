@@ -115,7 +115,7 @@ def main() -> None:
         print(f"| {name} | " + " | ".join(f"{found[e][name][0]}/{found[e][name][1]}" for e in (TCVN3, VNI)) + " |")
 
     locales = list(locale_texts()) if Path("/usr/share/i18n/locales").is_dir() else []
-    wrong = [(name, misencoding(text)) for name, text in locales if misencoding(text)]
+    wrong = [(name, why) for name, text in locales if (why := misencoding(text))]
     print(f"\nglibc locales' day and month names: {len(locales)} locales, flagged {len(wrong)}")
     for name, why in wrong:
         print(f"  {name}: {why[:120]}")

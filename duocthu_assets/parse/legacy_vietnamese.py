@@ -125,14 +125,22 @@ def vni_reading(word: str) -> str | None:
     return reading[:1].upper() + reading[1:] if word[:1].isupper() else reading
 
 
+# the inverse tables, to type Unicode as the legacy fonts store it (capitals with no TCVN3 code of their
+# own at the lowercase one)
+_TCVN3_TYPING = str.maketrans(
+    {letter: c for c, letter in _TCVN3_LETTERS.items()}
+    | {letter.upper(): c for c, letter in _TCVN3_LETTERS.items() if letter.upper() not in _TCVN3_LETTERS.values()}
+)
+_VNI_MARK_CODES = {marks: c for c, marks in _VNI_MARKS.items()}
+_VNI_LETTER_CODES = {letter: c for c, letter in _VNI_LETTERS.items()}
+
+
 def typed_in_tcvn3(text: str) -> str:
     """``text`` as a TCVN3 (``.VnTime``) font stores it (the inverse of
     :func:`tcvn3_reading`, to measure and test with): each Vietnamese
     letter at its Latin-1 code (capitals with no code of their own at the
     lowercase one, as the ``.VnTimeH`` capitals' fonts draw them)."""
-    code = {letter: c for c, letter in _TCVN3_LETTERS.items()}
-    code.update({letter.upper(): c for c, letter in _TCVN3_LETTERS.items() if letter.upper() not in code})
-    return "".join(code.get(ch, ch) for ch in text)
+    return text.translate(_TCVN3_TYPING)
 
 
 def typed_in_vni(text: str) -> str:
@@ -140,19 +148,17 @@ def typed_in_vni(text: str) -> str:
     to measure and test with): a vowel, then one code for its marks; ơ, ư,
     đ and the marked i and ỵ as codes of their own; other letters as they
     are."""
-    mark_code = {marks: c for c, marks in _VNI_MARKS.items()}
-    letter_code = {letter: c for c, letter in _VNI_LETTERS.items()}
     out = []
     for ch in text:
         lower = ch.lower()
         base, *marks = unicodedata.normalize("NFD", lower)
         marks.sort(key=lambda m: m not in (CIRCUMFLEX, BREVE, HORN))  # the circumflex, breve or horn first, then the tone
         if marks[:1] == [HORN] and base in "ou":  # ơ, ư: a letter's code, then its tone's
-            code = letter_code[unicodedata.normalize("NFC", base + HORN)] + mark_code.get("".join(marks[1:]), "")
-        elif lower in letter_code and (base != "i" or marks):
-            code = letter_code[lower]
-        elif base in "aeouy" and "".join(marks) in mark_code:
-            code = base + mark_code["".join(marks)]
+            code = _VNI_LETTER_CODES[unicodedata.normalize("NFC", base + HORN)] + _VNI_MARK_CODES.get("".join(marks[1:]), "")
+        elif lower in _VNI_LETTER_CODES and (base != "i" or marks):
+            code = _VNI_LETTER_CODES[lower]
+        elif base in "aeouy" and "".join(marks) in _VNI_MARK_CODES:
+            code = base + _VNI_MARK_CODES["".join(marks)]
         else:
             code = lower
         out.append(code.upper() if ch.isupper() else code)
