@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from .pdf_engine import pymupdf
 from .pdf_geometry import BBox
+from .pdf_rtl import glyph_ordered_words, has_rtl, joined_words
 from .pdf_scripts import SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
 
@@ -527,6 +528,11 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
     words: list[Word] = []
     unmapped = 0
     raw_words = textpage.extractWORDS()
+    if any(has_rtl(s[1]) for s in styled):
+        # Arabic script: a lam-alef ligature's letters in the font's order, a word's pieces joined (.pdf_rtl)
+        reordered = glyph_ordered_words(textpage.extractRAWDICT(sort=False), raw_words)
+        raw_words = [(*w[:4], reordered.get(n, w[4]), *w[5:]) for n, w in enumerate(raw_words)]
+        raw_words = joined_words(raw_words, {key for key, k in line_index.items() if k in scripts})
     for n, (x0, y0, x1, y1, text, b_no, l_no, _w_no) in enumerate(raw_words):
         lid = line_index.get((b_no, l_no), -1)
         has_unmapped = UNMAPPED.search(text) is not None
@@ -682,16 +688,13 @@ def words_to_fragments(words: list[Word], settings: PdfSettings) -> list[Fragmen
     return fragments
 
 
-_RTL_RANGES = ((0x0590, 0x08FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFF))
-
-
 def is_rtl(fragment: Fragment) -> bool:
     """Whether a fragment reads right to left: its words run leftwards, or
     (one word) it is written in Hebrew or Arabic script."""
     words = fragment.words
     if len(words) >= 2:
         return words[0].bbox[0] > words[-1].bbox[0]
-    return any(lo <= ord(c) <= hi for c in fragment.text for lo, hi in _RTL_RANGES)
+    return has_rtl(fragment.text)
 
 
 def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = None) -> tuple[list[Rule], list[BBox], int]:
