@@ -43,6 +43,18 @@ def test_a_script_is_smaller_and_off_the_baseline_in_the_lines_direction():
     assert script_marks({"dir": (1, 0), "spans": [_span("ab", 10, (0, 100)), _span("cd", 10, (20, 96))]}) is None
 
 
+def test_a_long_run_of_smaller_raised_text_is_another_cell_not_a_script():
+    """docling__right_to_left_03_persian_form.pdf: a value (``سازمان ملی
+    استاندارد ايران``, smaller, set higher) on the MuPDF line of its label
+    read ``^{سازمان} ^{ملی} ^{استاندارد} ^{ايران}``. A run of more than
+    SCRIPT_MAX_CHARS readable characters is no script, blank spans inside
+    it included; a short one still is."""
+    cell = [_span("مرجع صادرکننده استاندارد", 11, (390, 100))]
+    value = [_span("سازمان", 9, (240, 97)), _span(" ", 9, (236, 97)), _span("ملی", 9, (222, 97)), _span(" ", 9, (218, 97)), _span("استاندارد ايران", 9, (167, 97))]
+    assert script_marks({"dir": (1, 0), "spans": cell + value}) is None
+    assert script_marks({"dir": (1, 0), "spans": [_span("10", 10, (0, 100)), _span("−3", 7, (12, 96)), _span(" mg", 10, (20, 100))]}) == ["", "", "^", "^", "", "", ""]
+
+
 def test_inline_scripts_read_with_marks_and_every_character_is_still_accounted():
     data, expect = stress.build("inline_scripts")
     parsed = parse_document(data, Format.PDF, Settings())

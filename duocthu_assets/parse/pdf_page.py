@@ -22,7 +22,7 @@ from typing import NamedTuple
 from .pdf_engine import pymupdf
 from .pdf_geometry import BBox
 from .pdf_rtl import glyph_ordered_words, has_rtl, joined_words
-from .pdf_scripts import SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
+from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
 
 TEXT_FLAGS = (
@@ -338,16 +338,38 @@ def script_marks(line: dict, host: tuple[float, float] | None = None) -> list[st
             return None
         baseline = baseline_of([(level(sp), readable(sp["text"])) for sp in base])
     shift = SCRIPT_MIN_SHIFT_EM * size
-    marks: list[str] = []
-    found = False
+    span_marks: list[str] = []
     for sp in spans:
         mark = ""
         if sp["text"].strip() and sp["size"] <= SCRIPT_MAX_SIZE_FRAC * size:
             off = level(sp) - baseline
             mark = "^" if off >= shift else "_" if off <= -shift else ""
-        found = found or bool(mark)
-        marks += [mark] * len(sp["text"])
-    return marks if found else None
+        span_marks.append(mark)
+    _unmark_long_runs(spans, span_marks)
+    if not any(span_marks):
+        return None
+    return [mark for sp, mark in zip(spans, span_marks) for _ in sp["text"]]
+
+
+def _unmark_long_runs(spans: list[dict], marks: list[str]) -> None:
+    """Clear the marks of a run of script spans (blank spans inside it
+    included) holding more than :data:`SCRIPT_MAX_CHARS` readable
+    characters: a line's smaller text set off its baseline at that length
+    is another cell's text on the same MuPDF line (a Persian form's value,
+    ``سازمان ملی استاندارد ايران``, beside its label), not an exponent or a
+    footnote mark; script lines set apart are held to the same length."""
+    k = 0
+    while k < len(spans):
+        if not marks[k]:
+            k += 1
+            continue
+        end, chars = k, 0
+        while end < len(spans) and (marks[end] == marks[k] or not spans[end]["text"].strip()):
+            chars += readable(spans[end]["text"])
+            end += 1
+        if chars > SCRIPT_MAX_CHARS:
+            marks[k:end] = [""] * (end - k)
+        k = end
 
 
 def mark_scripts(chars: str, marks: list[str]) -> str:
