@@ -18,6 +18,8 @@ A failure names the pages and the count of characters unaccounted for.
 
 from __future__ import annotations
 
+from duocthu_assets.parse.pdf_rtl import LOST_LETTERS
+
 from .rules import DocumentRows, Rule, RuleResult
 
 RULE_NAME = "every_pdf_character_accounted"
@@ -74,6 +76,8 @@ def every_pdf_character_accounted(rows: DocumentRows) -> RuleResult:
         )
     total = sum(n for _, n, _ in problems)
     shown = "; ".join(f"page {p}: {why}" for p, _, why in problems[:10]) + (" …" if len(problems) > 10 else "")
+    # what the parse said of letters it could not place (right-to-left lines), when it did
+    shown += "".join(f" — {w}" for w in parsed.get("warnings") or () if LOST_LETTERS in w)
     return RuleResult(
         False,
         total,

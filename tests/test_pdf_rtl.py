@@ -5,6 +5,8 @@ duocthu_assets.parse.mojibake.broken_glyph_map_window)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from checks.leaks import flattened_math_in_prose
@@ -12,7 +14,7 @@ from checks.rules import DocumentRows
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.mojibake import broken_glyph_map_window, misencoding
-from duocthu_assets.parse.pdf_rtl import glyph_order, glyph_ordered_words, reorder_words
+from duocthu_assets.parse.pdf_rtl import glyph_order, joined_words, out_of_order, reading_order, reorder_words, rtl_words
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox
@@ -69,7 +71,46 @@ def test_words_of_a_page_are_reordered_by_line():
         {"c": c, "bbox": (x0, 0, x1, 10)} for c, x0, x1 in [("م", 370.0, 375.0), ("ن", 366.0, 370.0), (" ", 366.0, 366.0)] + KHALAL_AS_READ
     ]}]}]}]}
     words = [(366.0, 0, 375.0, 10, "من", 0, 0, 0), (345.5, 0, 366.0, 10, "خالل", 0, 0, 1)]
-    assert glyph_ordered_words(raw, words) == {1: "خلال"}
+    assert rtl_words(raw, words) == ([words[0], (345.5, 0, 366.0, 10, "خلال", 0, 0, 1)], 0)
+
+
+# "مقدار مصرف: روزانه ۲ بار، هر بار ۵۰۰" (dose: twice a day, 500 each) as MuPDF reads a Chromium
+# print of it: the numbers' runs set apart and the line's pieces in the wrong order
+DOSE_AS_READ = line(
+    ("ب", 390.9, 394.8), ("ا", 386.7, 390.9), ("ر", 379.9, 386.7), ("۵", 352.9, 360.4), ("۰", 360.4, 367.9), ("۰", 367.9, 375.5),
+    (" ", 375.5, 379.9), (" ", 438.2, 442.7), ("ب", 434.3, 438.2), ("ا", 430.1, 434.4), ("ر", 423.3, 430.1), ("،", 418.8, 423.3),
+    (" ", 414.4, 418.8), ("ه", 407.0, 414.4), ("ر", 399.3, 407.0), (" ", 394.8, 399.3), ("۲", 442.7, 450.2), (" ", 450.2, 454.7),
+    ("م", 570.8, 578.3), ("ق", 563.7, 570.8), ("د", 556.3, 563.7), ("ا", 552.4, 556.3), ("ر", 545.7, 552.4), (" ", 541.2, 545.7),
+    ("م", 533.7, 541.2), ("ص", 521.6, 533.7), ("ر", 513.9, 521.6), ("ف", 499.4, 513.9), (":", 494.7, 499.4), (" ", 490.2, 494.7),
+    ("ر", 483.5, 490.2), ("و", 476.7, 483.5), ("ز", 470.0, 476.7), ("ا", 466.1, 470.0), ("ن", 462.2, 466.1), ("ه", 454.7, 462.2),
+)
+
+
+def test_a_line_read_out_of_order_is_read_again_from_its_places():
+    assert out_of_order(DOSE_AS_READ)
+    text = "".join(DOSE_AS_READ[k][0] for k in reading_order(DOSE_AS_READ))
+    assert text == "مقدار مصرف: روزانه ۲ بار، هر بار ۵۰۰"
+    # numbers and Latin words keep their own direction inside the line: "R", "47.5"
+    mixed = line(("ب", 300.0, 310.0), (" ", 296.0, 300.0), ("R", 290.0, 296.0), (" ", 286.0, 290.0), ("و", 280.0, 286.0),
+                 (" ", 276.0, 280.0), ("4", 240.0, 246.0), ("7", 246.0, 252.0), (".", 252.0, 255.0), ("5", 255.0, 261.0), (" ", 261.0, 270.0))
+    assert "".join(mixed[k][0] for k in reading_order(mixed)).split() == ["ب", "R", "و", "47.5"]
+
+
+def test_a_line_in_reading_order_is_left_as_read():
+    assert not out_of_order(KHALAL_AS_READ)
+    # an Arabic line with a Latin phrase, as MuPDF gives docling's right_to_left_01: in order
+    assert not out_of_order(line(("ب", 300.0, 310.0), (" ", 296.0, 300.0), ("R", 290.0, 296.0), (" ", 286.0, 290.0), ("و", 280.0, 286.0),
+                                 (" ", 276.0, 280.0), ("P", 240.0, 246.0), ("y", 246.0, 252.0), (" ", 236.0, 240.0), ("م", 226.0, 236.0)))
+    # MuPDF's own space, set anywhere on the line, is no sign of disorder
+    assert not out_of_order(line(("م", 190.0, 194.7), (" ", 95.8, 98.8), ("ن", 183.6, 189.9)))
+
+
+def test_letters_a_line_holds_but_no_word_does_are_counted_lost():
+    raw = {"blocks": [{"type": 0, "lines": [{"dir": (1.0, 0.0), "spans": [{"chars": [
+        {"c": c, "bbox": (x0, 0, x1, 10)} for c, x0, x1 in [("ي", 531.5, 531.5), ("َ", 531.5, 531.5), (" ", 523.5, 531.5), ("ك", 523.5, 523.5), ("ْ", 523.5, 523.5)]
+    ]}]}]}]}
+    words = [(523.5, 0, 523.5, 10, "كْ", 0, 0, 0)]  # extractWORDS drops a word with no box: "يَ" is gone
+    assert rtl_words(raw, words)[1] == 2
 
 
 def corpus_text(name: str) -> str:
@@ -162,3 +203,62 @@ def test_arabic_pdfs_through_ingest(tmp_path):
 
     text = " ".join(t for (t,) in duckdb.sql(f"SELECT text FROM read_parquet('{tmp_path}/wh/chunks/*.parquet') WHERE doc_id = 'ar.pdf'").fetchall())
     assert "المشكلات" in text and "المشكالت" not in text
+
+
+PAGE = """<html dir="rtl"><head><meta charset="utf-8"><style>body{{font-family:"DejaVu Sans";font-size:14pt}}</style></head>
+<body>{}</body></html>"""
+ARABIC = """<p>الطلاب يدرسون خلال الفصل الدراسي، والكلام الواضح خير من الإطالة.</p>
+<p>لا يجوز تناول الدواء للأطفال دون استشارة الطبيب. المشكلات الإحصائية والأدوات الآلية.</p>
+<p>جرعة 500 ملغ كل 8 ساعات (الحد الأقصى 4 غرام يوميا).</p>
+<p>مقدار مصرف: روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم؛ در بیماران کلیوی کاهش یابد.</p>"""
+VOWELLED = "<p>المُعَلِّمُ يَكْتُبُ الدَّرْسَ عَلَى السَّبُّورَةِ.</p>"
+
+
+def printed(tmp_path, name: str, body: str) -> bytes:
+    """``body`` printed to PDF by Chromium (Skia; DejaVu Sans), a producer of its own."""
+    import subprocess
+
+    from .ui_helpers import chromium_path
+
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no chromium on this machine (`make browser` installs it)")
+    page = tmp_path / f"{name}.html"
+    page.write_text(PAGE.format(body), encoding="utf-8")
+    pdf = tmp_path / f"{name}.pdf"
+    subprocess.run(
+        [executable, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri()],
+        check=True, capture_output=True, timeout=120,
+    )
+    return pdf.read_bytes()
+
+
+def test_a_browser_printed_arabic_page_reads_whole(tmp_path):
+    """A second producer: of Chromium's print to PDF of an Arabic page MuPDF
+    reads ``ال يجوز`` ("the permitted") for ``لا يجوز`` ("it is not
+    permitted"), ``لألطفال``, ``خالل``; and of a Persian dose
+    ``… یابد۵۰۰ بار، هر بار۲ مقدار مصرف: روزانه``, the numbers off their
+    words. Read right here."""
+    doc = parse_document(printed(tmp_path, "ar", ARABIC), Format.PDF, Settings())
+    text = " ".join(s.text for s in doc.segments)
+    for word in ("لا يجوز", "للأطفال", "خلال", "الطلاب", "والكلام", "المشكلات", "الإحصائية", "والأدوات", "الآلية", "الإطالة"):
+        assert word in text, (word, text)
+    assert "جرعة 500 ملغ كل 8 ساعات (الحد الأقصى 4 غرام يوميا)." in text, text
+    assert "مقدار مصرف: روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم؛ در بیماران کلیوی کاهش یابد." in text, text
+    assert all(a.accounted for a in doc.page_accounts)
+
+
+@pytest.mark.slow
+def test_a_browser_printed_page_that_loses_letters_is_blocked(tmp_path):
+    """Arabic set with its vowel marks, printed by Chromium: MuPDF gives the
+    letters no width, and its words drop them (``يَكْتُبُ`` loses ``ي`` and
+    ``ت``). Counted lost, the page's account fails and ``duocthu ingest``
+    blocks the document, named; the same page without the marks is ok."""
+    files = {"vowelled.pdf": printed(tmp_path, "vowelled", VOWELLED + ARABIC), "plain.pdf": printed(tmp_path, "plain", ARABIC)}
+    parsed = parse_document(files["vowelled.pdf"], Format.PDF, Settings())
+    assert parsed.page_accounts[0].missing > 0 and any("right-to-left text the PDF reader read but put in no word" in w for w in parsed.warnings)
+    docs = ingest_inbox(tmp_path, files)["docs"]
+    assert docs["plain.pdf"]["status"] == "ok", docs["plain.pdf"]
+    vowelled = docs["vowelled.pdf"]
+    assert vowelled["status"] == "blocked" and "every_pdf_character_accounted" in " ".join(vowelled["failed_checks"]), vowelled
+    assert re.search(r"[1-9][0-9]* in no place", vowelled["reason"]) and "right-to-left text the PDF reader read but put in no word" in vowelled["reason"], vowelled["reason"]

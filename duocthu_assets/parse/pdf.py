@@ -36,6 +36,7 @@ from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
 from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
+from .pdf_rtl import LOST_LETTERS
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
 _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
@@ -139,6 +140,13 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             f"{sum(c for _, c in unmapped)} glyph(s) without a Unicode mapping (U+FFFD, private-use or raw font codes) "
             f"left out of the text, per page: {listed}"
         )
+    lost = [(p.page_no, p.lost) for p in pages if p.lost]
+    if lost:
+        listed = ", ".join(f"page {n}: {c}" for n, c in lost[:20]) + (" …" if len(lost) > 20 else "")
+        warnings.append(
+            f"{sum(c for _, c in lost)} {LOST_LETTERS} "
+            f"(letters it gave no width: Arabic set with its vowel marks), in no chunk, per page: {listed}"
+        )
     for p in pages:
         if broken_text(p, ps):
             warnings.append(
@@ -217,7 +225,7 @@ def account_page(content: PageContent, furniture: PageFurniture, layout: PageLay
         text = " ".join(w.source for w in f.words)
         lines.append(Furniture(content.page_no, FurnitureKind(furniture.kind_of(i)), text, _rounded(f.bbox)))
     words = content.all_words
-    missing = sum(len(w.source) for w in words if id(w) not in places)
+    missing = sum(len(w.source) for w in words if id(w) not in places) + content.lost
     duplicated = sum(len(w.source) * (places[id(w)] - 1) for w in words if places.get(id(w), 0) > 1)
     account = PageAccount(content.page_no, content.chars, prose, blocks, furn, content.unmapped, missing, duplicated)
     return account, lines

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from .pdf_engine import pymupdf
 from .pdf_geometry import BBox
-from .pdf_rtl import glyph_ordered_words, has_rtl, joined_words
+from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
 
@@ -220,6 +220,9 @@ class PageContent:
     image_cover: float  # fraction of the page covered by images (computed only for near-empty pages)
     stream_errors: tuple[str, ...] = ()
     unmapped: int = 0  # glyphs without a readable character, left out of ``words``
+    # letters MuPDF read on a right-to-left line but put in none of its words (.pdf_rtl.rtl_words):
+    # in no place, so the page's account fails
+    lost: int = 0
     # a region of the page set sideways (a table turned a quarter beside upright
     # prose), read in its own frame: its words are not in ``words``
     sideways: "PageContent | None" = None
@@ -237,8 +240,8 @@ class PageContent:
     @property
     def chars(self) -> int:
         """Characters of the page's text layer: its words' (its sideways
-        region's too) and the unmapped glyphs."""
-        return sum(len(w.source) for w in self.all_words) + self.unmapped
+        region's too), the unmapped glyphs and the letters lost."""
+        return sum(len(w.source) for w in self.all_words) + self.unmapped + self.lost
 
 
 def _style_of(span: dict) -> tuple[float, bool, bool]:
@@ -442,11 +445,12 @@ def overprinted_lines(lines: list[tuple[BBox, str, str, float]]) -> set[int]:
     return out
 
 
-def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, script_hosts: dict | None = None) -> tuple[list[Word], int]:
-    """Words of a TextPage with the style of the span each one sits in, and
-    the number of glyphs without a readable character (:data:`UNMAPPED`),
+def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, script_hosts: dict | None = None) -> tuple[list[Word], int, int]:
+    """Words of a TextPage with the style of the span each one sits in, the
+    number of glyphs without a readable character (:data:`UNMAPPED`),
     which are left out of the words' text (a word of nothing else is
-    dropped).
+    dropped), and the number of letters of right-to-left lines MuPDF's
+    words lost (:func:`.pdf_rtl.rtl_words`).
 
     ``sideways``, when given for a page read as displayed (``matrix`` None),
     receives the lines of a region set sideways inside the page (a table
@@ -550,10 +554,11 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
     words: list[Word] = []
     unmapped = 0
     raw_words = textpage.extractWORDS()
-    if any(has_rtl(s[1]) for s in styled):
-        # Arabic script: a lam-alef ligature's letters in the font's order, a word's pieces joined (.pdf_rtl)
-        reordered = glyph_ordered_words(textpage.extractRAWDICT(sort=False), raw_words)
-        raw_words = [(*w[:4], reordered.get(n, w[4]), *w[5:]) for n, w in enumerate(raw_words)]
+    lost = 0
+    if has_rtl("".join(s[1] for s in styled)):
+        # right-to-left text: lines in reading order, a lam-alef ligature's letters in the font's
+        # order, a word's pieces joined; letters MuPDF's words dropped, counted (.pdf_rtl)
+        raw_words, lost = rtl_words(textpage.extractRAWDICT(sort=False), raw_words)
         raw_words = joined_words(raw_words, {key for key, k in line_index.items() if k in scripts})
     for n, (x0, y0, x1, y1, text, b_no, l_no, _w_no) in enumerate(raw_words):
         lid = line_index.get((b_no, l_no), -1)
@@ -604,7 +609,7 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
             words.append(Word(text, box, size, bold, italic, line_id, lid in across))
     if script_hosts is not None:
         script_hosts.update((k, a.host) for k, a in attached.items())
-    return words, unmapped
+    return words, unmapped, lost
 
 
 def script_lines(lines: list[dict | None], direction, styled: list[tuple], scripts: dict[int, list]):
@@ -836,7 +841,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         width, height = height, width
     sideways: dict = {}
     script_hosts: dict[int, int] = {}
-    words, unmapped = read_words(textpage, page_dict, matrix, sideways, script_hosts)
+    words, unmapped, lost = read_words(textpage, page_dict, matrix, sideways, script_hosts)
     side = None
     side_matrix = None
     if sideways.get("lines"):
@@ -862,6 +867,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         path_count=path_count,
         image_cover=cover,
         unmapped=unmapped,
+        lost=lost,
         script_hosts=script_hosts,
         bars=tuple(bars),
     )

@@ -23,6 +23,7 @@ after them — and puts its characters back in the font's order. Marks
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Sequence
 
@@ -32,12 +33,15 @@ ZERO_WIDTH = 0.05  # points: a character with no width of its own
 SAME_EDGE = 0.3  # points: where a glyph's extra characters stand, against its edge
 
 
+_RTL = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in RTL_RANGES) + "]")
+
+
 def rtl_char(c: str) -> bool:
-    return any(lo <= ord(c) <= hi for lo, hi in RTL_RANGES)
+    return _RTL.match(c) is not None
 
 
 def has_rtl(text: str) -> bool:
-    return any(rtl_char(c) for c in text)
+    return _RTL.search(text) is not None
 
 
 def _extra(ch: tuple[str, float, float]) -> bool:
@@ -89,13 +93,93 @@ def reorder_words(words: Sequence[str], line_text: str, fixed_text: str) -> list
     return out
 
 
-def glyph_ordered_words(raw_dict: dict, raw_words: Sequence[tuple]) -> dict[int, str]:
-    """For a page's ``extractRAWDICT`` and ``extractWORDS`` (one TextPage),
-    the words whose characters :func:`glyph_order` put in another order, by
-    their index in ``raw_words``. Only lines running left to right on the
-    page (an Arabic line's baseline does) are read; blocks are numbered as
+def _kind(c: str) -> str:
+    """``R``: a right-to-left letter or mark; ``L``: a digit of any script
+    (numbers read left to right, Persian ``۵۰۰`` too) or another letter;
+    ``N``: spaces and signs."""
+    if c.isdigit():
+        return "L"
+    if rtl_char(c):
+        return "R" if unicodedata.category(c)[0] in "LM" else "N"
+    return "L" if c.isalnum() else "N"
+
+
+def out_of_order(chars: Sequence[tuple[str, float, float]]) -> bool:
+    """Whether MuPDF gave a right-to-left line's characters out of reading
+    order: a right-to-left letter followed (spaces aside: MuPDF places its
+    own anywhere) by a character standing to its right. A Chromium print of
+    ``روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم`` (twice a day, 500 mg each) comes out
+    ``… یابد۵۰۰ بار، هر بار۲ مقدار مصرف: روزانه``: the numbers moved off
+    their words, one glued to the sentence's last word."""
+    letters = [ch for ch in chars if not ch[0].isspace()]
+    for (c, x0, x1), (_, y0, y1) in zip(letters, letters[1:]):
+        if (y0 + y1) / 2 > x1 + SAME_EDGE and x1 - x0 > ZERO_WIDTH and _kind(c) == "R":
+            return True
+    return False
+
+
+def reading_order(chars: Sequence[tuple[str, float, float]]) -> list[int]:
+    """Indices of a right-to-left line's characters in reading order, from
+    their places: right to left, each run of left-to-right text (digits,
+    Latin words, and the signs and spaces between them) left to right. A
+    space whose box holds another character's middle is MuPDF's own, not
+    the line's, and is left out."""
+    middles = [(x0 + x1) / 2 for _, x0, x1 in chars]
+    kept = [
+        k for k, (c, x0, x1) in enumerate(chars)
+        if not (c.isspace() and any(x0 < m < x1 for j, m in enumerate(middles) if j != k and not chars[j][0].isspace()))
+    ]
+    order = sorted(kept, key=lambda k: -middles[k])
+    kinds = [_kind(chars[k][0]) for k in order]
+    out: list[int] = []
+    k = 0
+    while k < len(order):
+        if kinds[k] != "L":
+            out.append(order[k])
+            k += 1
+            continue
+        last = end = k
+        while end < len(order) and kinds[end] != "R":
+            if kinds[end] == "L":
+                last = end
+            end += 1
+        out.extend(reversed(order[k : last + 1]))
+        k = last + 1
+    return out
+
+
+def _line_words(chars: Sequence[tuple], order: list[int], key: tuple[int, int]) -> list[tuple]:
+    """``extractWORDS``-shaped words of one line read in ``order``: cut at
+    spaces, each word's box the union of its characters'."""
+    text = glyph_order([chars[k][:3] for k in order])  # the same characters, a glyph's own put back in order
+    words: list[tuple] = []
+    run: list[int] = []
+    for k, c in zip(order + [None], text + " "):
+        if k is not None and not c.isspace():
+            run.append((k, c))
+            continue
+        if run:
+            boxes = [chars[j] for j, _ in run]
+            words.append((min(b[1] for b in boxes), min(b[3] for b in boxes), max(b[2] for b in boxes), max(b[4] for b in boxes),
+                          "".join(ch for _, ch in run), *key, len(words)))
+            run = []
+    return words
+
+
+def rtl_words(raw_dict: dict, raw_words: Sequence[tuple]) -> tuple[list[tuple], int]:
+    """A right-to-left page's ``extractWORDS`` words (``extractRAWDICT`` of
+    the same TextPage beside them), read right: a line MuPDF gave out of
+    reading order (:func:`out_of_order`) is cut into words again from its
+    characters' places (:func:`reading_order`); on the others each glyph
+    that stands for several letters has them back in its order
+    (:func:`glyph_order`). Also returns how many letters of the lines
+    holding right-to-left text MuPDF read but put in none of its words (a
+    word of letters MuPDF gave no width has no box, and ``extractWORDS``
+    drops it: a Chromium print of Arabic with its vowel marks loses
+    ``يَكْتُبُ``'s ``ي`` and ``ت``), for the page's account. Only lines
+    running left to right on the page are read; blocks are numbered as
     ``extractWORDS`` numbers them (text blocks only)."""
-    lines: dict[tuple[int, int], tuple[str, str]] = {}
+    lines: dict[tuple[int, int], list[tuple]] = {}
     block_no = -1
     for block in raw_dict["blocks"]:
         if block.get("type", 0) != 0:
@@ -104,25 +188,43 @@ def glyph_ordered_words(raw_dict: dict, raw_words: Sequence[tuple]) -> dict[int,
         for line_no, line in enumerate(block["lines"]):
             if tuple(round(v) for v in line.get("dir", (1, 0))) != (1, 0):
                 continue
-            chars = [(c["c"], c["bbox"][0], c["bbox"][2]) for span in line["spans"] for c in span["chars"]]
-            if not any(_extra(ch) for ch in chars):
-                continue
-            text = "".join(c for c, _, _ in chars)
-            fixed = glyph_order(chars)
-            if fixed != text:
-                lines[(block_no, line_no)] = (text, fixed)
-    if not lines:
-        return {}
+            chars = [(c["c"], *c["bbox"]) for span in line["spans"] for c in span["chars"]]
+            if has_rtl("".join(c[0] for c in chars)):
+                lines[(block_no, line_no)] = [(c, x0, x1, y0, y1) for c, x0, y0, x1, y1 in chars]
     by_line: dict[tuple[int, int], list[int]] = {}
     for n, word in enumerate(raw_words):
-        if (word[5], word[6]) in lines:
-            by_line.setdefault((word[5], word[6]), []).append(n)
-    out: dict[int, str] = {}
-    for key, indices in by_line.items():
-        reordered = reorder_words([raw_words[n][4] for n in indices], *lines[key])
-        if reordered is not None:
-            out.update((n, w) for n, w in zip(indices, reordered) if w != raw_words[n][4])
-    return out
+        by_line.setdefault((word[5], word[6]), []).append(n)
+    rebuilt: dict[tuple[int, int], list[tuple]] = {}
+    texts: dict[int, str] = {}
+    lost = 0
+    for key, chars in lines.items():
+        plain = [c[:3] for c in chars]
+        indices = by_line.get(key, [])
+        if out_of_order(plain):
+            rebuilt[key] = _line_words(chars, reading_order(plain), key)
+            continue
+        text = "".join(c for c, _, _ in plain)
+        lost += max(0, len("".join(text.split())) - sum(len(raw_words[n][4]) for n in indices))
+        if any(x1 - x0 <= ZERO_WIDTH for _, x0, x1 in plain):
+            reordered = reorder_words([raw_words[n][4] for n in indices], text, glyph_order(plain))
+            if reordered is not None:
+                texts.update((n, w) for n, w in zip(indices, reordered))
+    out: list[tuple] = []
+    for n, word in enumerate(raw_words):
+        key = (word[5], word[6])
+        if key in rebuilt:
+            if by_line[key][0] == n:  # the line's words, read again, where its first word stood
+                out.extend(rebuilt[key])
+            continue
+        out.append((*word[:4], texts.get(n, word[4]), *word[5:]))
+    for key, words in rebuilt.items():
+        if key not in by_line:  # a line of which extractWORDS kept no word
+            out.extend(words)
+    return out, lost
+
+
+# the parse warning that names them, which the page account check repeats
+LOST_LETTERS = "letter(s) of right-to-left text the PDF reader read but put in no word"
 
 
 TOUCH = 0.3  # points: two words' boxes this close on one line hold no space between them
