@@ -14,7 +14,7 @@ from checks.rules import DocumentRows
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.mojibake import broken_glyph_map_window, misencoding
-from duocthu_assets.parse.pdf_rtl import glyph_order, joined_words, out_of_order, reading_order, reorder_words, rtl_words
+from duocthu_assets.parse.pdf_rtl import dropped_before_ligature, glyph_order, out_of_order, reading_order, reorder_words, rtl_words
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox
@@ -103,6 +103,28 @@ def test_a_line_in_reading_order_is_left_as_read():
                                  (" ", 276.0, 280.0), ("P", 240.0, 246.0), ("y", 246.0, 252.0), (" ", 236.0, 240.0), ("م", 226.0, 236.0)))
     # MuPDF's own space, set anywhere on the line, is no sign of disorder
     assert not out_of_order(line(("م", 190.0, 194.7), (" ", 95.8, 98.8), ("ن", 183.6, 189.9)))
+
+
+def test_a_letter_left_out_before_a_ligature_is_taken_from_the_glyphs_drawn():
+    """A Chromium print of "کالای" (goods'): MuPDF keeps one of the final alef
+    and the lam-alef ligature's own alef (same letter, same place) and puts a
+    space in the final alef's box. The page's glyph trace still has it."""
+    chars = [("ک", 361.98, 368.64), (" ", 357.72, 361.98), ("ا", 357.72, 357.72), ("ل", 349.74, 357.72), ("ی", 338.79, 349.74)]
+    assert dropped_before_ligature(chars) == [1]
+    raw = {"blocks": [{"type": 0, "lines": [{"dir": (1.0, 0.0), "spans": [{"chars": [{"c": c, "bbox": (x0, 0, x1, 10)} for c, x0, x1 in chars]}]}]}]}
+    words = [(361.98, 0, 368.64, 10, "ک", 0, 0, 0), (338.79, 0, 357.72, 10, "الی", 0, 0, 1)]
+    asked = []
+
+    def drawn(box):
+        asked.append(box)
+        return "ا"  # U+FE8E, the final alef, as the trace has it, read NFKC
+
+    out, lost = rtl_words(raw, words, drawn)
+    assert [w[4] for w in out] == ["کالای"] and lost == 0 and asked == [(357.72, 0, 361.98, 10)]
+    # without the trace, as MuPDF read it (the ligature's letters in order)
+    assert [w[4] for w in rtl_words(raw, words)[0]] == ["ک", "لای"]
+    # a space between two words is no such place: nothing asked
+    assert dropped_before_ligature([("ب", 40.0, 45.0), (" ", 35.0, 40.0), ("ل", 30.0, 35.0)]) == []
 
 
 def test_letters_a_line_holds_but_no_word_does_are_counted_lost():
@@ -210,7 +232,9 @@ PAGE = """<html dir="rtl"><head><meta charset="utf-8"><style>body{{font-family:"
 ARABIC = """<p>الطلاب يدرسون خلال الفصل الدراسي، والكلام الواضح خير من الإطالة.</p>
 <p>لا يجوز تناول الدواء للأطفال دون استشارة الطبيب. المشكلات الإحصائية والأدوات الآلية.</p>
 <p>جرعة 500 ملغ كل 8 ساعات (الحد الأقصى 4 غرام يوميا).</p>
-<p>مقدار مصرف: روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم؛ در بیماران کلیوی کاهش یابد.</p>"""
+<p>مقدار مصرف: روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم؛ در بیماران کلیوی کاهش یابد.</p>
+<p>این قرارداد میان طرفین منعقد شد؛ کالای وارداتی و فولاد. بالا، طلا، کلاس، لازم است.</p>
+<p>אין לתת את התרופה לילדים מתחת לגיל שתים עשרה ללא התייעצות עם רופא.</p>"""
 VOWELLED = "<p>المُعَلِّمُ يَكْتُبُ الدَّرْسَ عَلَى السَّبُّورَةِ.</p>"
 
 
@@ -236,15 +260,19 @@ def printed(tmp_path, name: str, body: str) -> bytes:
 def test_a_browser_printed_arabic_page_reads_whole(tmp_path):
     """A second producer: of Chromium's print to PDF of an Arabic page MuPDF
     reads ``ال يجوز`` ("the permitted") for ``لا يجوز`` ("it is not
-    permitted"), ``لألطفال``, ``خالل``; and of a Persian dose
+    permitted"), ``لألطفال``, ``خالل``; of a Persian dose
     ``… یابد۵۰۰ بار، هر بار۲ مقدار مصرف: روزانه``, the numbers off their
-    words. Read right here."""
+    words; ``کالای`` (goods') ``ک لای``, ``بالا`` ``ب لا``. Read right here."""
     doc = parse_document(printed(tmp_path, "ar", ARABIC), Format.PDF, Settings())
     text = " ".join(s.text for s in doc.segments)
     for word in ("لا يجوز", "للأطفال", "خلال", "الطلاب", "والكلام", "المشكلات", "الإحصائية", "والأدوات", "الآلية", "الإطالة"):
         assert word in text, (word, text)
     assert "جرعة 500 ملغ كل 8 ساعات (الحد الأقصى 4 غرام يوميا)." in text, text
     assert "مقدار مصرف: روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم؛ در بیماران کلیوی کاهش یابد." in text, text
+    # MuPDF leaves out a final alef drawn just before a lam-alef (کالا read ک لا): taken from the glyph trace
+    assert "کالای وارداتی و فولاد. بالا، طلا، کلاس، لازم است." in text, text
+    # a line's closing full stop, drawn at its left end, MuPDF gives first: read last
+    assert "خير من الإطالة." in text and "עם רופא." in text, text
     assert all(a.accounted for a in doc.page_accounts)
 
 

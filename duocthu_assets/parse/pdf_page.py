@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 import statistics
+import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -558,7 +559,7 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
     if has_rtl("".join(s[1] for s in styled)):
         # right-to-left text: lines in reading order, a lam-alef ligature's letters in the font's
         # order, a word's pieces joined; letters MuPDF's words dropped, counted (.pdf_rtl)
-        raw_words, lost = rtl_words(textpage.extractRAWDICT(sort=False), raw_words)
+        raw_words, lost = rtl_words(textpage.extractRAWDICT(sort=False), raw_words, drawn_glyphs(textpage.parent))
         raw_words = joined_words(raw_words, {key for key, k in line_index.items() if k in scripts})
     for n, (x0, y0, x1, y1, text, b_no, l_no, _w_no) in enumerate(raw_words):
         lid = line_index.get((b_no, l_no), -1)
@@ -610,6 +611,28 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
     if script_hosts is not None:
         script_hosts.update((k, a.host) for k, a in attached.items())
     return words, unmapped, lost
+
+
+def drawn_glyphs(page):
+    """For :func:`.pdf_rtl.rtl_words`: the character of the glyph the page
+    draws in a box (its middle inside), read NFKC (a presentation form as
+    its letter), from the page's glyph trace, read on the first question
+    only; None on a page turned by /Rotate (the trace's frame is not asked)."""
+    trace: list[tuple[str, tuple]] | None = None
+
+    def drawn(box: BBox) -> str | None:
+        nonlocal trace
+        if page.rotation:
+            return None
+        if trace is None:
+            trace = [(chr(c[0]), c[3]) for span in page.get_texttrace() for c in span["chars"] if c[0] > 32]
+        x0, y0, x1, y1 = box
+        for ch, (a, b, c, d) in trace:
+            if x0 < (a + c) / 2 < x1 and y0 < (b + d) / 2 < y1:
+                return unicodedata.normalize("NFKC", ch)
+        return None
+
+    return drawn
 
 
 def script_lines(lines: list[dict | None], direction, styled: list[tuple], scripts: dict[int, list]):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from typing import Callable, Sequence
 
 # Hebrew, Arabic, Syriac, Thaana, N'Ko … Arabic Extended; presentation forms
 RTL_RANGES = ((0x0590, 0x08FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFF))
@@ -106,14 +106,17 @@ def _kind(c: str) -> str:
 
 def out_of_order(chars: Sequence[tuple[str, float, float]]) -> bool:
     """Whether MuPDF gave a right-to-left line's characters out of reading
-    order: a right-to-left letter followed (spaces aside: MuPDF places its
-    own anywhere) by a character standing to its right. A Chromium print of
-    ``روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم`` (twice a day, 500 mg each) comes out
-    ``… یابد۵۰۰ بار، هر بار۲ مقدار مصرف: روزانه``: the numbers moved off
-    their words, one glued to the sentence's last word."""
+    order: a character followed (spaces aside: MuPDF places its own
+    anywhere) by one standing to its right, where either is a right-to-left
+    letter (only inside a run of digits and Latin words does reading go
+    rightwards). A Chromium print of ``روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم``
+    (twice a day, 500 mg each) comes out ``… یابد۵۰۰ بار، هر بار۲ مقدار مصرف:
+    روزانه``: the numbers moved off their words, one glued to the sentence's
+    last word; a line's closing full stop, drawn at its left end, comes
+    first."""
     letters = [ch for ch in chars if not ch[0].isspace()]
-    for (c, x0, x1), (_, y0, y1) in zip(letters, letters[1:]):
-        if (y0 + y1) / 2 > x1 + SAME_EDGE and x1 - x0 > ZERO_WIDTH and _kind(c) == "R":
+    for (c, x0, x1), (d, y0, y1) in zip(letters, letters[1:]):
+        if (y0 + y1) / 2 > x1 + SAME_EDGE and ((x1 - x0 > ZERO_WIDTH and _kind(c) == "R") or _kind(d) == "R"):
             return True
     return False
 
@@ -166,13 +169,33 @@ def _line_words(chars: Sequence[tuple], order: list[int], key: tuple[int, int]) 
     return words
 
 
-def rtl_words(raw_dict: dict, raw_words: Sequence[tuple]) -> tuple[list[tuple], int]:
+def dropped_before_ligature(chars: Sequence[tuple]) -> list[int]:
+    """Where MuPDF left a letter out and put a space in its place: a space
+    with a width, followed by a width-less letter (a ligature's later
+    letter) standing at the space's left edge. A Chromium print of ``کالا``
+    (goods) draws a final alef and then the lam-alef ligature, whose own
+    alef stands, with no width, at the very place the final alef starts:
+    MuPDF reads the two as one glyph drawn twice, keeps one, and fills the
+    gap with a space — ``ک لا``, ``بالا`` (up) ``ب لا``."""
+    return [
+        i for i in range(len(chars) - 1)
+        if chars[i][0] == " " and chars[i][2] - chars[i][1] > ZERO_WIDTH
+        and _extra(chars[i + 1][:3]) and abs(chars[i + 1][1] - chars[i][1]) <= SAME_EDGE
+    ]
+
+
+def rtl_words(
+    raw_dict: dict, raw_words: Sequence[tuple], drawn: Callable[[tuple], str | None] | None = None
+) -> tuple[list[tuple], int]:
     """A right-to-left page's ``extractWORDS`` words (``extractRAWDICT`` of
     the same TextPage beside them), read right: a line MuPDF gave out of
     reading order (:func:`out_of_order`) is cut into words again from its
     characters' places (:func:`reading_order`); on the others each glyph
     that stands for several letters has them back in its order
-    (:func:`glyph_order`). Also returns how many letters of the lines
+    (:func:`glyph_order`). A letter MuPDF left out before a ligature
+    (:func:`dropped_before_ligature`) is asked of ``drawn`` (the glyph the
+    page draws in a box, from the page's glyph trace) and its line read
+    again with it. Also returns how many letters of the lines
     holding right-to-left text MuPDF read but put in none of its words (a
     word of letters MuPDF gave no width has no box, and ``extractWORDS``
     drops it: a Chromium print of Arabic with its vowel marks loses
@@ -198,9 +221,16 @@ def rtl_words(raw_dict: dict, raw_words: Sequence[tuple]) -> tuple[list[tuple], 
     texts: dict[int, str] = {}
     lost = 0
     for key, chars in lines.items():
-        plain = [c[:3] for c in chars]
         indices = by_line.get(key, [])
-        if out_of_order(plain):
+        restored = False
+        for i in dropped_before_ligature(chars) if drawn is not None else ():
+            _, x0, x1, y0, y1 = chars[i]
+            glyph = drawn((x0, y0, x1, y1))
+            if glyph:
+                chars[i] = (glyph, *chars[i][1:])
+                restored = True
+        plain = [c[:3] for c in chars]
+        if restored or out_of_order(plain):
             rebuilt[key] = _line_words(chars, reading_order(plain), key)
             continue
         text = "".join(c for c, _, _ in plain)
