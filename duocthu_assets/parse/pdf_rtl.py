@@ -1,24 +1,33 @@
-"""Right-to-left text whose glyphs stand for several characters, read back in
-the order the font gave them.
+"""Right-to-left lines of a PDF (Arabic, Persian, Hebrew) read as they are
+written, from MuPDF's characters and their boxes. Pure: it reads the
+``extractRAWDICT`` and ``extractWORDS`` of one TextPage.
 
-An Arabic or Persian font draws lam followed by alef as one glyph, the
-lam-alef ligature (``لا``, and ``لأ`` ``لإ`` ``لآ`` with a hamza or madda),
-and its ToUnicode map gives that glyph the two characters in reading order,
-lam then alef. MuPDF puts a right-to-left line into reading order by the
-glyphs' places on the line, right to left; the second character of a glyph
-has no place of its own (it stands, with no width, at the glyph's right
-edge, where the first one begins), so it lands *before* the first: ``المشكلات`` (the problems) is read
-``المشكالت``, ``خلال`` (during) ``خالل``, ``الإنتاجية`` ``اإلنتاجية``, and
-``لا`` (no, not: ``لا يجوز``, "it is not permitted") ``ال`` (the: "the
-permitted"). Nothing flags it; a search for the word finds nothing. PyMuPDF
-leaves it to the caller (pymupdf/PyMuPDF#2199, closed "wontfix"; the same
-in pdfminer.six #850 and pypdf #1589; PDFBox reverses such glyphs'
-characters, PDFBOX-4531).
+MuPDF puts a right-to-left line into reading order itself, and gets four
+things wrong, silently (measured on docling's right_to_left PDFs and on
+Chromium's prints of Arabic and Persian pages; bench/README.md):
 
-:func:`glyph_order` finds each such glyph on a line from the characters'
-boxes — characters of no width standing at the right edge of the character
-after them — and puts its characters back in the font's order. Marks
-(tanwin, shadda: zero width of their own) are left where MuPDF put them.
+- **A glyph that stands for several letters** — the lam-alef ligature
+  (``لا``, ``لأ``, ``لإ``, ``لآ``), whose ToUnicode map gives lam then alef —
+  has its later letters first: they have no place of their own (no width,
+  at the glyph's right edge). ``المشكلات`` (the problems) reads
+  ``المشكالت``, ``خلال`` ``خالل``, and ``لا`` (no, not: ``لا يجوز``, "it is not
+  permitted") ``ال`` (the). PyMuPDF leaves it to the caller
+  (pymupdf/PyMuPDF#2199, "wontfix"; pdfminer.six #850, pypdf #1589 the
+  same; PDFBox reverses such glyphs' letters, PDFBOX-4531).
+  :func:`glyph_order` puts them back.
+- **A line out of order**: a Chromium print of ``روزانه ۲ بار، هر بار ۵۰۰
+  میلی‌گرم`` (twice a day, 500 mg each) comes out ``… یابد۵۰۰ بار، هر بار۲
+  مقدار مصرف: روزانه``. :func:`out_of_order` tells it from the boxes,
+  :func:`reading_order` reads the line again from them.
+- **A word in pieces** (``م ن`` for ``من``; ``ی کالا`` for ``کالای``):
+  :func:`joined_words`; and **a letter left out** before a ligature (``ک
+  لای`` for ``کالای``), found by :func:`dropped_before_ligature` and asked of
+  the page's glyph trace.
+- **Letters in no word**: ``extractWORDS`` drops a word whose letters have no
+  width (Arabic with its vowel marks, printed by Chromium);
+  :func:`rtl_words` counts them, and the page's account fails.
+
+Marks (tanwin, shadda: no width of their own) are left where MuPDF put them.
 """
 
 from __future__ import annotations
@@ -58,7 +67,12 @@ def glyph_order(chars: Sequence[tuple[str, float, float]]) -> str:
     right edge of the right-to-left letter that follows them are that
     letter's glyph's later characters (``ا`` at x=401.8 before ``ل`` spanning
     394.5-401.8 reads ``لا``)."""
-    out: list[str] = []
+    return "".join(chars[k][0] for k in _glyph_permutation(chars))
+
+
+def _glyph_permutation(chars: Sequence[tuple[str, float, float]]) -> list[int]:
+    """The indices of ``chars`` in :func:`glyph_order`'s order."""
+    out: list[int] = []
     i, n = 0, len(chars)
     while i < n:
         if _extra(chars[i]):
@@ -67,13 +81,12 @@ def glyph_order(chars: Sequence[tuple[str, float, float]]) -> str:
             while j < n and _extra(chars[j]) and abs(chars[j][1] - edge) <= SAME_EDGE:
                 j += 1
             if j < n and rtl_char(chars[j][0]) and chars[j][2] - chars[j][1] > ZERO_WIDTH and abs(chars[j][2] - edge) <= SAME_EDGE:
-                out.append(chars[j][0])
-                out.extend(c for c, _, _ in reversed(chars[i:j]))
+                out.extend(range(j, i - 1, -1))  # the glyph's letter, then its later ones in the font's order
                 i = j + 1
                 continue
-        out.append(chars[i][0])
+        out.append(i)
         i += 1
-    return "".join(out)
+    return out
 
 
 def reorder_words(words: Sequence[str], line_text: str, fixed_text: str) -> list[str] | None:
@@ -152,19 +165,20 @@ def reading_order(chars: Sequence[tuple[str, float, float]]) -> list[int]:
 
 
 def _line_words(chars: Sequence[tuple], order: list[int], key: tuple[int, int]) -> list[tuple]:
-    """``extractWORDS``-shaped words of one line read in ``order``: cut at
+    """``extractWORDS``-shaped words of one line read in ``order``: a
+    glyph's own letters put back in order (:func:`glyph_order`), cut at
     spaces, each word's box the union of its characters'."""
-    text = glyph_order([chars[k][:3] for k in order])  # the same characters, a glyph's own put back in order
+    read = [order[p] for p in _glyph_permutation([chars[k][:3] for k in order])]
     words: list[tuple] = []
     run: list[int] = []
-    for k, c in zip(order + [None], text + " "):
-        if k is not None and not c.isspace():
-            run.append((k, c))
+    for k in read + [None]:
+        if k is not None and not chars[k][0].isspace():
+            run.append(k)
             continue
         if run:
-            boxes = [chars[j] for j, _ in run]
+            boxes = [chars[j] for j in run]
             words.append((min(b[1] for b in boxes), min(b[3] for b in boxes), max(b[2] for b in boxes), max(b[4] for b in boxes),
-                          "".join(ch for _, ch in run), *key, len(words)))
+                          "".join(b[0] for b in boxes), *key, len(words)))
             run = []
     return words
 
