@@ -133,19 +133,17 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             seconds_rule_finders=sum(lay.rule_seconds for lay in layouts),
             seconds_layout_and_borderless=layout_seconds - sum(lay.rule_seconds for lay in layouts),
         )
-    unmapped = [(p.page_no, p.unmapped) for p in pages if p.unmapped]
+    unmapped = per_page({p.page_no: p.unmapped for p in pages})
     if unmapped:
-        listed = ", ".join(f"page {n}: {c}" for n, c in unmapped[:20]) + (" …" if len(unmapped) > 20 else "")
         warnings.append(
-            f"{sum(c for _, c in unmapped)} glyph(s) without a Unicode mapping (U+FFFD, private-use or raw font codes) "
-            f"left out of the text, per page: {listed}"
+            f"{unmapped[0]} glyph(s) without a Unicode mapping (U+FFFD, private-use or raw font codes) "
+            f"left out of the text, per page: {unmapped[1]}"
         )
-    lost = [(p.page_no, p.lost) for p in pages if p.lost]
+    lost = per_page({p.page_no: p.lost for p in pages})
     if lost:
-        listed = ", ".join(f"page {n}: {c}" for n, c in lost[:20]) + (" …" if len(lost) > 20 else "")
         warnings.append(
-            f"{sum(c for _, c in lost)} {LOST_LETTERS} "
-            f"(letters it gave no width: Arabic set with its vowel marks), in no chunk, per page: {listed}"
+            f"{lost[0]} {LOST_LETTERS} (letters it gave no width: Arabic set with its vowel marks), "
+            f"in no chunk, per page: {lost[1]}"
         )
     for p in pages:
         if broken_text(p, ps):
@@ -410,6 +408,17 @@ def with_paragraphs(layout: PageLayout, settings: PdfSettings, line_gap: float) 
 
 
 # --- the document ------------------------------------------------------------------------
+
+
+def per_page(counts: dict[int, int], shown: int = 20) -> tuple[int, str] | None:
+    """For a parse warning: the total of a per-page count and its pages
+    listed (``page 3: 12, page 7: 2``, the first ``shown`` of them), or None
+    when no page counts any."""
+    counted = [(n, c) for n, c in counts.items() if c]
+    if not counted:
+        return None
+    listed = ", ".join(f"page {n}: {c}" for n, c in counted[:shown]) + (" …" if len(counted) > shown else "")
+    return sum(c for _, c in counted), listed
 
 
 def block_text(fragments: tuple[Fragment, ...]) -> str:

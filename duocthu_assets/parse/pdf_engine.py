@@ -143,3 +143,16 @@ def take_stream_errors() -> tuple[list[str], list[str]]:
         elif _STREAM_ERROR.search(line):
             notes.append(line)
     return errors, notes
+
+
+def text_lines(page_dict: dict):
+    """The text lines of a TextPage's ``extractDICT`` or ``extractRAWDICT``,
+    each as ``((block, line), line)`` numbered as ``extractWORDS`` numbers
+    its words' (text blocks only), so a word finds its line."""
+    block_no = -1
+    for block in page_dict["blocks"]:
+        if block.get("type", 0) != 0:
+            continue
+        block_no += 1
+        for line_no, line in enumerate(block["lines"]):
+            yield (block_no, line_no), line

@@ -20,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .pdf_engine import pymupdf
+from .pdf_engine import pymupdf, text_lines
 from .pdf_geometry import BBox
 from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
@@ -475,42 +475,37 @@ def read_words(textpage, page_dict: dict, matrix, sideways: dict | None = None, 
     line_dirs: dict[int, tuple[int, int]] = {}
     styled: list[tuple[BBox, str, str, float]] = []  # each line's box, text, first font and size
     flat_lines: list[dict | None] = []  # each line running in the page's reading direction (None for the others)
-    block_no = -1
-    for block in page_dict["blocks"]:
-        if block.get("type", 0) != 0:
-            continue
-        block_no += 1
-        for line_no, line in enumerate(block["lines"]):
-            starts: list[float] = []
-            styles: list[tuple[float, bool, bool]] = []
-            for span in sorted((sp for sp in line["spans"] if sp["text"].strip()), key=lambda sp: sp["bbox"][0]):
-                key = (span.get("font", ""), span.get("flags", 0), span.get("size", 0.0))
-                style = style_cache.get(key)
-                if style is None:
-                    style = style_cache[key] = _style_of(span)
-                starts.append(span["bbox"][0])
-                styles.append(style)
-            line_index[(block_no, line_no)] = len(line_spans)
-            line_text = "".join(sp["text"] for sp in line["spans"])
-            first = next((sp for sp in line["spans"] if sp["text"].strip()), None)
-            styled.append((tuple(line["bbox"]), line_text, first["font"] if first else "", round(first["size"], 1) if first else 0.0))
-            marks = script_marks(line)
-            if marks is not None:
-                chars, kept = _line_words_marks(marks, line_text)
-                scripts[len(line_spans)] = [chars, kept, 0]
-            chars = sum(len(sp["text"].strip()) for sp in line["spans"])
-            total_chars += chars
-            line_dirs[len(line_spans)] = _direction(line)
-            dx, dy = line.get("dir", (1, 0))
-            if _direction(line) != direction and abs(dx * direction[0] + dy * direction[1]) < 0.5:
-                # a quarter turn from the text (slanted text stays): vertical on an upright page; on a page
-                # turned to read, a line upright on paper (case_03 p. 1's folio "68 The Lower Muschelkalk")
-                across.add(len(line_spans))
-                across_lines.append((len(line_spans), line["bbox"], chars))
-            elif _direction(line) == direction:
-                flat_x0, flat_x1 = min(flat_x0, line["bbox"][0]), max(flat_x1, line["bbox"][2])
-            flat_lines.append(line if _direction(line) == direction and (dx == 0 or dy == 0) else None)
-            line_spans.append((starts, styles))
+    for numbered, line in text_lines(page_dict):
+        starts: list[float] = []
+        styles: list[tuple[float, bool, bool]] = []
+        for span in sorted((sp for sp in line["spans"] if sp["text"].strip()), key=lambda sp: sp["bbox"][0]):
+            look = (span.get("font", ""), span.get("flags", 0), span.get("size", 0.0))
+            style = style_cache.get(look)
+            if style is None:
+                style = style_cache[look] = _style_of(span)
+            starts.append(span["bbox"][0])
+            styles.append(style)
+        line_index[numbered] = len(line_spans)
+        line_text = "".join(sp["text"] for sp in line["spans"])
+        first = next((sp for sp in line["spans"] if sp["text"].strip()), None)
+        styled.append((tuple(line["bbox"]), line_text, first["font"] if first else "", round(first["size"], 1) if first else 0.0))
+        marks = script_marks(line)
+        if marks is not None:
+            chars, kept = _line_words_marks(marks, line_text)
+            scripts[len(line_spans)] = [chars, kept, 0]
+        chars = sum(len(sp["text"].strip()) for sp in line["spans"])
+        total_chars += chars
+        line_dirs[len(line_spans)] = _direction(line)
+        dx, dy = line.get("dir", (1, 0))
+        if _direction(line) != direction and abs(dx * direction[0] + dy * direction[1]) < 0.5:
+            # a quarter turn from the text (slanted text stays): vertical on an upright page; on a page
+            # turned to read, a line upright on paper (case_03 p. 1's folio "68 The Lower Muschelkalk")
+            across.add(len(line_spans))
+            across_lines.append((len(line_spans), line["bbox"], chars))
+        elif _direction(line) == direction:
+            flat_x0, flat_x1 = min(flat_x0, line["bbox"][0]), max(flat_x1, line["bbox"][2])
+        flat_lines.append(line if _direction(line) == direction and (dx == 0 or dy == 0) else None)
+        line_spans.append((starts, styles))
     # a vertical line clear of the text's sides is a margin stamp; the others are a
     # sideways table or figure when they make more than MAX_ACROSS_FRAC of the page
     # (their words are then read like the rest)

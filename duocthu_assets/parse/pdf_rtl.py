@@ -1,6 +1,7 @@
 """Right-to-left lines of a PDF (Arabic, Persian, Hebrew) read as they are
 written, from MuPDF's characters and their boxes. Pure: it reads the
-``extractRAWDICT`` and ``extractWORDS`` of one TextPage.
+``extractRAWDICT`` and ``extractWORDS`` of one TextPage (the page's glyph
+trace only through the callable it is given).
 
 MuPDF puts a right-to-left line into reading order itself, and gets four
 things wrong, silently (measured on docling's right_to_left PDFs and on
@@ -35,6 +36,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from typing import Callable, Sequence
+
+from .pdf_engine import text_lines
 
 # Hebrew, Arabic, Syriac, Thaana, N'Ko … Arabic Extended; presentation forms
 RTL_RANGES = ((0x0590, 0x08FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFF))
@@ -214,20 +217,14 @@ def rtl_words(
     word of letters MuPDF gave no width has no box, and ``extractWORDS``
     drops it: a Chromium print of Arabic with its vowel marks loses
     ``يَكْتُبُ``'s ``ي`` and ``ت``), for the page's account. Only lines
-    running left to right on the page are read; blocks are numbered as
-    ``extractWORDS`` numbers them (text blocks only)."""
+    running left to right on the page are read."""
     lines: dict[tuple[int, int], list[tuple]] = {}
-    block_no = -1
-    for block in raw_dict["blocks"]:
-        if block.get("type", 0) != 0:
+    for numbered, line in text_lines(raw_dict):
+        if tuple(round(v) for v in line.get("dir", (1, 0))) != (1, 0):
             continue
-        block_no += 1
-        for line_no, line in enumerate(block["lines"]):
-            if tuple(round(v) for v in line.get("dir", (1, 0))) != (1, 0):
-                continue
-            chars = [(c["c"], *c["bbox"]) for span in line["spans"] for c in span["chars"]]
-            if has_rtl("".join(c[0] for c in chars)):
-                lines[(block_no, line_no)] = [(c, x0, x1, y0, y1) for c, x0, y0, x1, y1 in chars]
+        chars = [(c["c"], *c["bbox"]) for span in line["spans"] for c in span["chars"]]
+        if has_rtl("".join(c[0] for c in chars)):
+            lines[numbered] = [(c, x0, x1, y0, y1) for c, x0, y0, x1, y1 in chars]
     by_line: dict[tuple[int, int], list[int]] = {}
     for n, word in enumerate(raw_words):
         by_line.setdefault((word[5], word[6]), []).append(n)
