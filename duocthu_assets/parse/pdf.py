@@ -35,6 +35,7 @@ from .pdf_geometry import BBox, center, contains_point, union
 from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
 from .pdf_fractions import fraction_bars, join_inline_fractions
+from .pdf_grids import cut_at_rules
 from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_rtl import LOST_LETTERS
 from .pdf_settings import PdfSettings, resolve_pdf_settings
@@ -345,6 +346,8 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
                 # where two blocks' boxes overlap belongs to the first only
                 mine = [f for f in fragments_in(item.block.bbox, list(content.fragments)) if id(f) not in taken]
                 taken.update(map(id, mine))
+                if item.block.kind is BlockKind.TABLE and drawings.vertical:
+                    mine = cut_at_rules(mine, [v for v in drawings.vertical if contains_point(item.block.bbox, v.x0, (v.y0 + v.y1) / 2, pad=1.0)])
                 block_fragments[id(item.block)] = tuple(mine)
     layout = PageLayout(
         page_no=content.page_no,
