@@ -14,7 +14,9 @@ from checks.rules import DocumentRows
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.mojibake import broken_glyph_map_window, misencoding
-from duocthu_assets.parse.pdf_rtl import dropped_before_ligature, glyph_order, out_of_order, reading_order, reorder_words, rtl_words
+from duocthu_assets.parse.pdf_rtl import (
+    dropped_before_ligature, glyph_order, out_of_order, reading_order, reorder_words, right_to_left_table, row_reading_order, rtl_words,
+)
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox
@@ -162,7 +164,46 @@ def test_persian_form_reads_kala_whole():
     text = corpus_text("docling__right_to_left_03_persian_form.pdf")
     assert "کالا" in text and "کاال" not in text
     assert "فولادهای" in text and "کالای ايران" in text and "اميدنامه" in text  # pieces joined: no "ی کالا", no "اميد نامه"
-    assert "سازمان ملی استاندارد ايران | مرجع صادرکننده استاندارد" in text  # a cell's value, not four superscripts
+    assert "مرجع صادرکننده استاندارد | سازمان ملی استاندارد ايران" in text  # a cell's value, not four superscripts
+
+
+@pytest.mark.corpus
+def test_a_right_to_left_tables_cells_read_right_to_left():
+    """The Persian form's tables: each row's label (the right-hand cell)
+    first, then its value, as docling's ground truth reads them; a date's
+    cells left to right inside that (before: ``1403 | / | 09 | / | 19 |
+    تاريخ ارائه مدارک``, ``جهانی | های | اساس قيمت | بر | …`` for "based on
+    world prices")."""
+    doc = parse_document(corpus_path("docling__right_to_left_03_persian_form.pdf").read_bytes(), Format.PDF, Settings())
+    text = "\n".join(b.text for b in doc.blocks)
+    for row in (
+        "تاريخ ارائه مدارک | 1403 | / | 09 | / | 19",
+        "شماره استاندارد ملی | 20300",
+        "مشاور پذيرش | کارگزاری | آرمون | بورس",
+        "نحوة تعيين قيمت پايه پس از پذيرش کالا در | بر | اساس قيمت | های | جهانی",
+        "حداقل 50 | % | از توليد ساليانه يا 47.500 | تن",
+    ):
+        assert row in text, (row, text)
+
+
+@pytest.mark.parametrize(
+    ("cells", "read"),
+    [
+        (["ب", "أ"], ["أ", "ب"]),
+        (["Dose", "500 mg"], ["Dose", "500 mg"]),  # Latin and numbers together: a run read left to right
+        (["1403", "/", "09", "/", "19", "تاريخ"], ["تاريخ", "1403", "/", "09", "/", "19"]),
+        (["تن", "47.500", "%", "حداقل 50"], ["حداقل 50", "%", "47.500", "تن"]),
+        (["R 2", "ب", "1", "أ"], ["أ", "1", "ب", "R 2"]),
+    ],
+)
+def test_a_right_to_left_rows_cells_in_reading_order(cells, read):
+    assert [cells[k] for k in row_reading_order(cells)] == read
+
+
+def test_a_table_is_right_to_left_when_most_cells_with_letters_are():
+    assert right_to_left_table([["1403", "تاريخ"], ["436", "شماره"]])
+    assert not right_to_left_table([["Dose", "Interval"], ["500 mg", "جرعة"]])
+    assert not right_to_left_table([["12", "13"]])
 
 
 # docling__right_to_left_02's first paragraph as its font's broken ToUnicode map reads it

@@ -37,7 +37,7 @@ from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, spli
 from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_grids import cut_at_rules
 from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
-from .pdf_rtl import LOST_LETTERS
+from .pdf_rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
 _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
@@ -426,8 +426,12 @@ def per_page(counts: dict[int, int], shown: int = 20) -> tuple[int, str] | None:
 
 def block_text(fragments: tuple[Fragment, ...]) -> str:
     """A block's linearised text (for checks only): rows top to bottom, cells
-    separated by `` | ``."""
-    return "\n".join(" | ".join(f.text for f in row) for row in text_rows(list(fragments)))
+    separated by `` | ``, left to right, or in a table of right-to-left text
+    right to left (:func:`.pdf_rtl.row_reading_order`)."""
+    rows = [[f.text for f in row] for row in text_rows(list(fragments))]
+    if any(has_rtl(t) for row in rows for t in row) and right_to_left_table(rows):
+        rows = [[row[k] for k in row_reading_order(row)] for row in rows]
+    return "\n".join(" | ".join(row) for row in rows)
 
 
 @dataclass

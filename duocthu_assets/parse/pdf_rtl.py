@@ -149,7 +149,14 @@ def reading_order(chars: Sequence[tuple[str, float, float]]) -> list[int]:
         if not (c.isspace() and any(x0 < m < x1 for j, m in enumerate(middles) if j != k and not chars[j][0].isspace()))
     ]
     order = sorted(kept, key=lambda k: -middles[k])
-    kinds = [_kind(chars[k][0]) for k in order]
+    return _left_to_right_runs(order, [_kind(chars[k][0]) for k in order])
+
+
+def _left_to_right_runs(order: list[int], kinds: list[str]) -> list[int]:
+    """``order`` (items right to left, each of kind ``R``, ``L`` or ``N`` as
+    :func:`_kind` tells) in reading order: each run from an ``L`` to the
+    last ``L`` before the next ``R`` (the signs and spaces between them
+    inside) read left to right."""
     out: list[int] = []
     k = 0
     while k < len(order):
@@ -165,6 +172,32 @@ def reading_order(chars: Sequence[tuple[str, float, float]]) -> list[int]:
         out.extend(reversed(order[k : last + 1]))
         k = last + 1
     return out
+
+
+def _cell_kind(text: str) -> str:
+    """A table cell's :func:`_kind`: ``R`` when it holds a right-to-left
+    letter, ``L`` when it holds another letter or a digit, ``N`` else."""
+    if any(_kind(c) == "R" for c in text):
+        return "R"
+    return "L" if any(c.isalnum() for c in text) else "N"
+
+
+def right_to_left_table(rows: Sequence[Sequence[str]]) -> bool:
+    """Whether a table's cells (each row's texts) are mostly right-to-left
+    text: more cells holding Arabic or Hebrew letters than cells holding
+    letters of another script (numbers are neither)."""
+    kinds = [_cell_kind(t) for row in rows for t in row]
+    latin = sum(1 for row in rows for t in row if _cell_kind(t) == "L" and any(c.isalpha() for c in t))
+    return kinds.count("R") > latin
+
+
+def row_reading_order(cells: Sequence[str]) -> list[int]:
+    """The indices of one row of a right-to-left table's cells (``cells``
+    left to right on the page) in reading order: right to left, a run of
+    cells of numbers and Latin text (``1403 | / | 09 | / | 19``, a date)
+    left to right, as :func:`reading_order` reads a line's characters."""
+    order = list(range(len(cells) - 1, -1, -1))
+    return _left_to_right_runs(order, [_cell_kind(cells[k]) for k in order])
 
 
 def _line_words(chars: Sequence[tuple], order: list[int], key: tuple[int, int]) -> list[tuple]:
