@@ -17,6 +17,8 @@ word would have fitted.
 
 from __future__ import annotations
 
+import bisect
+
 import dataclasses
 import re
 import statistics
@@ -162,8 +164,15 @@ BASELINE_TOL = 1.5  # points: lines this close share a baseline (a table's row)
 
 
 def _level_with(frags: list[Fragment], others: list[Fragment]) -> int:
-    """How many of ``frags`` share a baseline with a line of ``others``."""
-    return sum(1 for f in frags if any(abs(f.bbox[3] - p.bbox[3]) <= BASELINE_TOL for p in others))
+    """How many of ``frags`` share a baseline with a line of ``others``
+    (their baselines sorted once: a page's two sides meet here for every
+    drawn vertical line)."""
+    baselines = sorted(p.bbox[3] for p in others)
+    level = 0
+    for f in frags:
+        k = bisect.bisect_left(baselines, f.bbox[3] - BASELINE_TOL)
+        level += k < len(baselines) and baselines[k] <= f.bbox[3] + BASELINE_TOL
+    return level
 
 
 def side_headings(frags: list[Fragment], prose: list[Fragment]) -> bool:
