@@ -90,6 +90,7 @@ def run_ours(data: bytes, settings: Settings) -> int:
 def run_pymupdf4llm(data: bytes, settings: Settings) -> int:
     import pymupdf4llm
 
+    pymupdf.TOOLS.unset_quad_corrections(True)  # as its import sets it (our parse sets it back for itself)
     doc = pymupdf.open(stream=data, filetype="pdf")
     pymupdf4llm.to_markdown(doc, show_progress=False)
     n = doc.page_count
