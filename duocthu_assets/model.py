@@ -16,7 +16,7 @@ from typing import Any
 
 from .settings import Settings
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of every Parquet row this code writes. Bump it (and note why in
 README's "Schema versions") whenever a column is added, removed or changes
 meaning."""

@@ -36,7 +36,7 @@ from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
 from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_grids import cut_at_rules
-from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
+from .pdf_page import INVISIBLE_TEXT, LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
@@ -145,6 +145,20 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         warnings.append(
             f"{lost[0]} {LOST_LETTERS} (letters it gave no width: Arabic set with its vowel marks), "
             f"in no chunk, per page: {lost[1]}"
+        )
+    invisible = per_page({p.page_no: p.invisible for p in pages})
+    if invisible:
+        layered = [p.page_no for p in pages if ocr_layer(p)]
+        warnings.append(
+            f"{invisible[0]} {INVISIBLE_TEXT}, drawn invisibly or under an image of the page (an OCR program's reading "
+            f"of a scanned image: ocrmypdf, Tesseract, ABBYY, a searchable-image PDF; its misreadings cannot be told "
+            f"from the text), per page: {invisible[1]}; "
+            + (
+                "read as text: the collection accepts OCR text ([pdf] accept_ocr_text)" if ps.accept_ocr_text
+                else f"{len(layered)} page(s) mostly such text, blocked as needing OCR checked by a person — "
+                "set accept_ocr_text = true under [pdf] in the collection's collection.toml to ingest OCR text as it reads"
+                if layered else "read as text (a page mostly of such text would need OCR checked)"
+            )
         )
     for p in pages:
         if broken_text(p, ps):
@@ -297,7 +311,16 @@ def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings)
         return True
     if not content.words and content.path_count >= settings.vector_text_min_paths:
         return True
+    if ocr_layer(content) and not settings.accept_ocr_text:
+        return True
     return broken_text(content, settings)
+
+
+def ocr_layer(content: PageContent) -> bool:
+    """A page whose text is mostly text no reader sees: an OCR program's
+    reading of a scanned image, drawn invisibly or under the image
+    (:func:`.pdf_page.invisible_chars`, :func:`.pdf_page.text_under_image`)."""
+    return content.invisible * 2 > content.chars
 
 
 def unreadable_glyphs(content: PageContent) -> int:

@@ -232,6 +232,9 @@ class PageContent:
     script_hosts: dict[int, int] = field(default_factory=dict)
     # horizontal strokes shorter than a rule (``rule_min_length``): inline fraction bars (pdf_fractions)
     bars: tuple[Rule, ...] = ()
+    # characters of the text layer no reader sees (counted in ``words`` too): drawn invisibly
+    # (:func:`invisible_chars`), or under an image over most of the page (:func:`text_under_image`)
+    invisible: int = 0
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -850,6 +853,58 @@ def image_cover(page) -> float:
     return covered / (n * n)
 
 
+# the parse warning that counts them, which no_pages_need_ocr repeats
+INVISIBLE_TEXT = "character(s) of text no reader sees"
+
+# MuPDF's flags of a span's characters (PyMuPDF's ``char_flags``): drawn filled, drawn stroked
+FILLED, STROKED = 16, 32
+
+
+def invisible_chars(page_dict: dict) -> int:
+    """Characters of a page's text layer drawn neither filled nor stroked
+    (text render mode 3) or wholly transparent: read by every text
+    extractor, seen by no reader. It is what an OCR program lays over a
+    scanned image (ocrmypdf and Tesseract's ``GlyphLessFont``, a
+    "searchable image" PDF): its reading of the scan, errors and all."""
+    n = 0
+    for block in page_dict["blocks"]:
+        for line in block.get("lines", ()):
+            for span in line["spans"]:
+                if span.get("alpha", 255) == 0 or not span.get("char_flags", FILLED) & (FILLED | STROKED):
+                    n += len("".join(span["text"].split()))
+    return n
+
+
+SCAN_MIN_PIXELS = 500_000  # an image this many pixels or more may be a scan of the page (an A4 page at 100 dpi: 967,000)
+
+
+def text_under_image(page) -> float:
+    """The share of a page's drawn text (by area) that an image covering at
+    least half the page is drawn over: a scan laid over an OCR program's
+    reading of it (ABBYY FineReader's "text under the page image"), text
+    that every extractor reads and no reader sees. MuPDF's drawing log
+    (``get_bboxlog``: what is drawn, in order; 1.5 ms a page) is read only
+    on a page whose resources hold an image of a scan's size
+    (:data:`SCAN_MIN_PIXELS`)."""
+    area = page.rect.width * page.rect.height
+    try:
+        scan = area > 0 and any(image[2] * image[3] >= SCAN_MIN_PIXELS for image in page.get_images())
+    except Exception:  # noqa: BLE001 - a damaged image resource: the page's text was read; nothing to say of it
+        scan = False
+    if not scan:
+        return 0.0
+    texts: list = []
+    under: set[int] = set()
+    for kind, box in page.get_bboxlog():
+        r = pymupdf.Rect(box)
+        if kind in ("fill-text", "stroke-text"):
+            texts.append(r)
+        elif kind == "fill-image" and abs(r & page.rect) * 2 >= area:
+            under.update(k for k, t in enumerate(texts) if k not in under and r.contains(t))
+    total = sum(abs(t) for t in texts)
+    return sum(abs(texts[k]) for k in under) / total if total > 0 else 0.0
+
+
 def read_page(page, settings: PdfSettings) -> PageContent:
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     page_dict = textpage.extractDICT(sort=False)
@@ -872,6 +927,9 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     rules, graphics, path_count = read_rules(page, matrix, settings, bars)
     char_count = sum(len(w.source) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
+    unseen = invisible_chars(page_dict)
+    if char_count > unseen:  # of the drawn text, what lies under a scan of the page
+        unseen += round(text_under_image(page) * (char_count - unseen))
     return PageContent(
         sideways=side,
         sideways_matrix=side_matrix,
@@ -888,6 +946,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         lost=lost,
         script_hosts=script_hosts,
         bars=tuple(bars),
+        invisible=unseen,
     )
 
 

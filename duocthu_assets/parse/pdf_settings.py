@@ -68,6 +68,10 @@ OCR_MIN_CHARS = 40  # fewer body characters than this ...
 OCR_MIN_IMAGE_COVER_FRAC = 0.3  # ... on a page this much covered by images: the page needs OCR
 UNMAPPED_GLYPH_MAX_FRAC = 0.1  # a page whose glyphs lack a Unicode mapping beyond this share has a broken text layer: it needs OCR (the corpus's worst born-digital page: 1.8 %)
 VECTOR_TEXT_MIN_PATHS = 400  # a page with no text but this many vector paths has its text drawn as outlines
+# a page whose text is mostly drawn invisibly is a scanned image under an OCR program's reading
+# of it (ocrmypdf, Tesseract, Acrobat's searchable image), its errors unchecked: it needs OCR
+# checked by a person, unless the collection accepts such text as read ([pdf] accept_ocr_text)
+ACCEPT_OCR_TEXT = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class PdfSettings:
     ocr_min_image_cover_frac: float = OCR_MIN_IMAGE_COVER_FRAC
     unmapped_glyph_max_frac: float = UNMAPPED_GLYPH_MAX_FRAC
     vector_text_min_paths: int = VECTOR_TEXT_MIN_PATHS
+    accept_ocr_text: bool = ACCEPT_OCR_TEXT
 
     def __post_init__(self) -> None:
         for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac", "unmapped_glyph_max_frac", "small_head_ratio", "repeat_min_page_frac", "repeat_anywhere_page_frac"):
@@ -143,6 +148,8 @@ class PdfSettings:
             )
         if self.max_continuation_rows < 0:
             raise ValueError(f"max_continuation_rows {self.max_continuation_rows} must not be negative")
+        if not isinstance(self.accept_ocr_text, bool):
+            raise ValueError(f"accept_ocr_text {self.accept_ocr_text!r} must be true or false")
         if self.heading_size_ratio <= 1.0:
             raise ValueError(f"heading_size_ratio {self.heading_size_ratio} must exceed 1")
 
