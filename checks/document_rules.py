@@ -5,7 +5,7 @@ index, and the message says what to do."""
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_page import INVISIBLE_TEXT
+from duocthu_assets.parse.pdf_hidden import INVISIBLE_TEXT
 
 from .rules import DocumentRows, Rule, RuleResult
 

@@ -81,6 +81,7 @@ class FurnitureKind(StrEnum):
     PAGE_LABEL = "page_label"
     MARGIN_STAMP = "margin_stamp"  # rotated or vertical text in a margin (an arXiv identifier)
     WATERMARK = "watermark"
+    HIDDEN = "hidden"  # text the page does not show: an opaque shape drawn over it (parse/pdf_hidden.py)
 
 
 class ChunkKind(StrEnum):

@@ -36,7 +36,8 @@ from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
 from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_grids import cut_at_rules
-from .pdf_page import INVISIBLE_TEXT, LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
+from .pdf_hidden import INVISIBLE_TEXT, PAINTED_TEXT
+from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
 from .pdf_settings import PdfSettings, resolve_pdf_settings
 
@@ -160,6 +161,14 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
                 if layered else "read as text (a page mostly of such text would need OCR checked)"
             )
         )
+    painted = per_page({p.page_no: sum(len(w.source) for w in p.hidden) for p in pages})
+    if painted:
+        shown = "; ".join(" ".join(w.source for w in run) for p in pages for run in _line_runs(p.hidden))
+        warnings.append(
+            f"{painted[0]} {PAINTED_TEXT} — an opaque shape is drawn over them (a white-out, or a redaction that left "
+            f"the text in): kept out of the chunks, recorded as furniture of kind 'hidden', per page: {painted[1]}: "
+            f"{shown[:300]!r}"
+        )
     for p in pages:
         if broken_text(p, ps):
             warnings.append(
@@ -237,11 +246,25 @@ def account_page(content: PageContent, furniture: PageFurniture, layout: PageLay
         # the text layer's own characters (script marks are not), as counted
         text = " ".join(w.source for w in f.words)
         lines.append(Furniture(content.page_no, FurnitureKind(furniture.kind_of(i)), text, _rounded(f.bbox)))
+    for run in _line_runs(content.hidden):
+        furn += sum(len(w.source) for w in run)
+        lines.append(Furniture(content.page_no, FurnitureKind.HIDDEN, " ".join(w.source for w in run), _rounded(union(w.bbox for w in run))))
     words = content.all_words
     missing = sum(len(w.source) for w in words if id(w) not in places) + content.lost
     duplicated = sum(len(w.source) * (places[id(w)] - 1) for w in words if places.get(id(w), 0) > 1)
     account = PageAccount(content.page_no, content.chars, prose, blocks, furn, content.unmapped, missing, duplicated)
     return account, lines
+
+
+def _line_runs(words) -> list[list]:
+    """Consecutive words of one line, grouped."""
+    runs: list[list] = []
+    for w in words:
+        if runs and runs[-1][-1].line_id == w.line_id:
+            runs[-1].append(w)
+        else:
+            runs.append([w])
+    return runs
 
 
 def own_page_labels(doc) -> list[str] | None:
@@ -319,7 +342,7 @@ def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings)
 def ocr_layer(content: PageContent) -> bool:
     """A page whose text is mostly text no reader sees: an OCR program's
     reading of a scanned image, drawn invisibly or under the image
-    (:func:`.pdf_page.invisible_chars`, :func:`.pdf_page.text_under_image`)."""
+    (:func:`.pdf_hidden.invisible_chars`, :func:`.pdf_hidden.text_under_image`)."""
     return content.invisible * 2 > content.chars
 
 

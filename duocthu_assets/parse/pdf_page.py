@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from .pdf_engine import pymupdf, text_lines
 from .pdf_geometry import BBox
+from .pdf_hidden import covered_words, invisible_chars, painted_over, text_under_image
 from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
@@ -235,6 +236,9 @@ class PageContent:
     # characters of the text layer no reader sees (counted in ``words`` too): drawn invisibly
     # (:func:`invisible_chars`), or under an image over most of the page (:func:`text_under_image`)
     invisible: int = 0
+    # words an opaque shape drawn after them covers (:func:`.pdf_hidden.painted_over`): not on the
+    # page, kept out of ``words`` and recorded as furniture of kind ``hidden``
+    hidden: tuple[Word, ...] = ()
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -245,7 +249,7 @@ class PageContent:
     def chars(self) -> int:
         """Characters of the page's text layer: its words' (its sideways
         region's too), the unmapped glyphs and the letters lost."""
-        return sum(len(w.source) for w in self.all_words) + self.unmapped + self.lost
+        return sum(len(w.source) for w in self.all_words + self.hidden) + self.unmapped + self.lost
 
 
 def _style_of(span: dict) -> tuple[float, bool, bool]:
@@ -745,14 +749,16 @@ def is_rtl(fragment: Fragment) -> bool:
     return has_rtl(fragment.text)
 
 
-def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = None) -> tuple[list[Rule], list[BBox], int]:
+def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = None, fills: list[BBox] | None = None) -> tuple[list[Rule], list[BBox], int]:
     """Horizontal and vertical segments of the page's vector graphics, the
     boxes of paths drawn with curves or slanted lines (plots, figures), and
     the number of paths. Invisible paths (white fill, zero opacity) and
     page-sized backgrounds are skipped; a rectangle contributes its four
     edges. ``bars``, when given, receives the horizontal strokes too short
     to be rules (an inline fraction's bar, :data:`BAR_MIN_LENGTH` and up),
-    and the raster images drawn as thin as a bar, whatever their length."""
+    and the raster images drawn as thin as a bar, whatever their length;
+    ``fills`` the boxes of opaque filled rectangles, white ones too, that
+    could cover a word (:func:`.pdf_hidden.covered_words`)."""
     rules: list[Rule] = []
     graphics: list[BBox] = []
     paths = page.get_cdrawings()
@@ -760,6 +766,12 @@ def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = No
     thick = settings.rule_max_thickness
     for path in paths:
         kind = path.get("type", "")
+        if fills is not None and "f" in kind and (path.get("fill_opacity", 1.0) or 0) >= 0.99:
+            for item in path.get("items", ()):
+                if item[0] == "re":
+                    box = _transform(item[1], matrix)
+                    if box[2] - box[0] > thick and box[3] - box[1] > thick and (box[2] - box[0]) * (box[3] - box[1]) <= 0.6 * page_area:
+                        fills.append(box)
         stroked = "s" in kind and (path.get("stroke_opacity", 1.0) or 0) > 0 and not _is_white(path.get("color"))
         filled = "f" in kind and (path.get("fill_opacity", 1.0) or 0) > 0 and not _is_white(path.get("fill"))
         if not (stroked or filled):
@@ -853,58 +865,6 @@ def image_cover(page) -> float:
     return covered / (n * n)
 
 
-# the parse warning that counts them, which no_pages_need_ocr repeats
-INVISIBLE_TEXT = "character(s) of text no reader sees"
-
-# MuPDF's flags of a span's characters (PyMuPDF's ``char_flags``): drawn filled, drawn stroked
-FILLED, STROKED = 16, 32
-
-
-def invisible_chars(page_dict: dict) -> int:
-    """Characters of a page's text layer drawn neither filled nor stroked
-    (text render mode 3) or wholly transparent: read by every text
-    extractor, seen by no reader. It is what an OCR program lays over a
-    scanned image (ocrmypdf and Tesseract's ``GlyphLessFont``, a
-    "searchable image" PDF): its reading of the scan, errors and all."""
-    n = 0
-    for block in page_dict["blocks"]:
-        for line in block.get("lines", ()):
-            for span in line["spans"]:
-                if span.get("alpha", 255) == 0 or not span.get("char_flags", FILLED) & (FILLED | STROKED):
-                    n += len("".join(span["text"].split()))
-    return n
-
-
-SCAN_MIN_PIXELS = 500_000  # an image this many pixels or more may be a scan of the page (an A4 page at 100 dpi: 967,000)
-
-
-def text_under_image(page) -> float:
-    """The share of a page's drawn text (by area) that an image covering at
-    least half the page is drawn over: a scan laid over an OCR program's
-    reading of it (ABBYY FineReader's "text under the page image"), text
-    that every extractor reads and no reader sees. MuPDF's drawing log
-    (``get_bboxlog``: what is drawn, in order; 1.5 ms a page) is read only
-    on a page whose resources hold an image of a scan's size
-    (:data:`SCAN_MIN_PIXELS`)."""
-    area = page.rect.width * page.rect.height
-    try:
-        scan = area > 0 and any(image[2] * image[3] >= SCAN_MIN_PIXELS for image in page.get_images())
-    except Exception:  # noqa: BLE001 - a damaged image resource: the page's text was read; nothing to say of it
-        scan = False
-    if not scan:
-        return 0.0
-    texts: list = []
-    under: set[int] = set()
-    for kind, box in page.get_bboxlog():
-        r = pymupdf.Rect(box)
-        if kind in ("fill-text", "stroke-text"):
-            texts.append(r)
-        elif kind == "fill-image" and abs(r & page.rect) * 2 >= area:
-            under.update(k for k, t in enumerate(texts) if k not in under and r.contains(t))
-    total = sum(abs(t) for t in texts)
-    return sum(abs(texts[k]) for k in under) / total if total > 0 else 0.0
-
-
 def read_page(page, settings: PdfSettings) -> PageContent:
     textpage = page.get_textpage(flags=TEXT_FLAGS)
     page_dict = textpage.extractDICT(sort=False)
@@ -922,9 +882,16 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         words = [w for w in words if w.line_id not in sideways["lines"]]
         side_matrix = turn_matrix(sideways["direction"], width, height)
         side = sideways_region(page, side_words, side_matrix, width, height, settings)
-    fragments = words_to_fragments(words, settings)
     bars: list[Rule] = []
-    rules, graphics, path_count = read_rules(page, matrix, settings, bars)
+    fills: list[BBox] = []
+    rules, graphics, path_count = read_rules(page, matrix, settings, bars, fills)
+    hidden: list[Word] = []
+    if fills and matrix is None and not page.rotation:
+        # words an opaque shape drawn after them covers: not on the page (pdf_hidden)
+        gone = set(painted_over(page, words, covered_words(words, fills)))
+        hidden = [w for k, w in enumerate(words) if k in gone]
+        words = [w for k, w in enumerate(words) if k not in gone]
+    fragments = words_to_fragments(words, settings)
     char_count = sum(len(w.source) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
     unseen = invisible_chars(page_dict)
@@ -947,6 +914,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         script_hosts=script_hosts,
         bars=tuple(bars),
         invisible=unseen,
+        hidden=tuple(hidden),
     )
 
 
