@@ -36,20 +36,26 @@ def _font() -> dict:
     return {"fontname": "dejavu", "fontfile": DEJAVU, "fontsize": 12}
 
 
+def _lines(page, lines: list[str], **how) -> None:
+    for k, line in enumerate(lines):
+        page.insert_text((72, 100 + 20 * k), line, **_font(), **how)
+
+
+def _scan(seen: list[str]) -> bytes:
+    """A 150 dpi image of a page printing ``seen``: its scan."""
+    paper = pymupdf.open()
+    page = paper.new_page()
+    _lines(page, seen)
+    return page.get_pixmap(dpi=150).tobytes("png")
+
+
 def scanned_under_ocr(hidden: list[str] = READ, seen: list[str] = SEEN) -> bytes:
     """A page that is one image of ``seen`` (a scan), ``hidden`` laid over it
     in text render mode 3, as an OCR program does."""
-    font = _font()
-    paper = pymupdf.open()
-    page = paper.new_page()
-    for k, line in enumerate(seen):
-        page.insert_text((72, 100 + 20 * k), line, **font)
-    scan = page.get_pixmap(dpi=150).tobytes("png")
     doc = pymupdf.open()
     out = doc.new_page()
-    out.insert_image(out.rect, stream=scan)
-    for k, line in enumerate(hidden):
-        out.insert_text((72, 100 + 20 * k), line, render_mode=3, **font)
+    out.insert_image(out.rect, stream=_scan(seen))
+    _lines(out, hidden, render_mode=3)
     return doc.tobytes()
 
 
@@ -57,17 +63,10 @@ def text_under_its_scan(read: list[str] = READ, seen: list[str] = SEEN) -> bytes
     """The other way OCR programs make a scan searchable (ABBYY FineReader's
     "text under the page image"): the reading drawn as ordinary text, the
     page's image drawn over it."""
-    font = _font()
-    paper = pymupdf.open()
-    page = paper.new_page()
-    for k, line in enumerate(seen):
-        page.insert_text((72, 100 + 20 * k), line, **font)
-    scan = page.get_pixmap(dpi=150).tobytes("png")
     doc = pymupdf.open()
     out = doc.new_page()
-    for k, line in enumerate(read):
-        out.insert_text((72, 100 + 20 * k), line, **font)
-    out.insert_image(out.rect, stream=scan)  # drawn last: over the text
+    _lines(out, read)
+    out.insert_image(out.rect, stream=_scan(seen))  # drawn last: over the text
     return doc.tobytes()
 
 
