@@ -51,6 +51,16 @@ def shaded(page, font):
     page.insert_text((72, 200), "Clcr 30 – 50 ml/phút: 0,375 g mỗi lần", **font)
 
 
+def whited_out_to_the_baseline(page, font):
+    """A white box down to 1 pt under the baseline: the letters are under it,
+    the box's descent band (2 pt at 11 pt) is not, and has no ink in it; the
+    next line's ``g`` shows below its box."""
+    page.insert_text((72, 200), "Liều 500 ml", **font)
+    page.draw_rect(pymupdf.Rect(70, 186, 200, 201), color=None, fill=(1, 1, 1))
+    page.insert_text((72, 230), "Liều 250 mg", **font)
+    page.draw_rect(pymupdf.Rect(70, 216, 200, 231), color=None, fill=(1, 1, 1))
+
+
 def _text(parsed) -> str:
     return " ".join(s.text for s in parsed.segments)
 
@@ -75,17 +85,29 @@ def test_a_shape_drawn_before_the_text_hides_nothing():
     assert not parsed.furniture and not any(PAINTED_TEXT in w for w in parsed.warnings)
 
 
+def test_a_box_over_the_letters_but_not_the_descent_band_hides_them():
+    """The box need not hold the word's whole box (ascent to descent): what
+    the page shows decides. ``Liều 500 ml`` shows nothing; of ``Liều 250
+    mg`` the page shows the ``g``'s tail, so ``mg`` is read (and ``Liều
+    250``, their boxes blank, are not)."""
+    parsed = parse_document(page_with(whited_out_to_the_baseline), Format.PDF, Settings())
+    assert [f.text for f in parsed.furniture if f.kind is FurnitureKind.HIDDEN] == ["Liều 500 ml", "Liều 250"]
+    assert "500" not in _text(parsed) and "mg" in _text(parsed)
+
+
 @pytest.mark.corpus
 def test_corpus_text_under_white_boxes():
     """pymupdf's test_5049 draws a white box over a form's labels (the page
     shows neither ``Section`` nor ``Student number``); redp5110 hides
-    ``Front cover`` and a chapter's ``Chapter 1.`` label under white. A
+    ``Front cover``, a chapter's ``Chapter 1.`` label and ``Back cover``
+    (24 pt, its box's descent band below the white box) under white. A
     figure's labels under a mask's black fill (stream_parameter p. 1) are
     seen on the rendered page, and stay."""
     sheet = parse_document(corpus_path("pymupdf__test_5049_formula_sheet.pdf").read_bytes(), Format.PDF, Settings())
     assert [f.text for f in sheet.furniture if f.kind is FurnitureKind.HIDDEN] == ["Section", "Student number"]
     redbook = parse_document(corpus_path("docling__redp5110_sampled.pdf").read_bytes(), Format.PDF, Settings())
-    assert [(f.page_no, f.text) for f in redbook.furniture if f.kind is FurnitureKind.HIDDEN] == [(1, "Front cover"), (5, "Chapter 1.")]
+    hidden = [(f.page_no, f.text) for f in redbook.furniture if f.kind is FurnitureKind.HIDDEN]
+    assert hidden == [(1, "Front cover"), (5, "Chapter 1."), (18, "Back cover")]
     figure = parse_document(corpus_path("doclingparse__stream_parameter_misinterpretation_01.pdf").read_bytes(), Format.PDF, Settings())
     assert not any(f.kind is FurnitureKind.HIDDEN for f in figure.furniture)
     assert "Tumor masks" in " ".join(s.text for s in figure.segments) + " ".join(b.text for b in figure.blocks)
