@@ -51,6 +51,7 @@ from .. import legal
 from ..errors import ParseFailed
 from ..ooxml_safety import open_package, read_xml
 from .package import W_BODY, Package, part_text_count, read_notes
+from .revisions import pending_revisions, revisions_warning
 from .styles import Styles
 from .walker import Unit, Walker
 
@@ -124,6 +125,9 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         walker = Walker(settings, styles, read_notes(zf, package))
         walker.walk_body(body)
         warnings = _warnings(walker, zf, package)
+    revised = revisions_warning(pending_revisions(body))
+    if revised:
+        warnings.append(revised)
     if settings.profile is Profile.LEGAL:
         walker.units, demoted = legal_units(walker.units)
         if demoted:
