@@ -14,7 +14,7 @@ import pytest
 from duocthu_assets.model import Format, FurnitureKind
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_hidden import PAINTED_TEXT
+from duocthu_assets.parse.pdf_hidden import UNSHOWN_TEXT
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox
@@ -61,6 +61,15 @@ def whited_out_to_the_baseline(page, font):
     page.draw_rect(pymupdf.Rect(70, 216, 200, 231), color=None, fill=(1, 1, 1))
 
 
+def white_on_white(page, font):
+    """A white line on the white page (shown by nothing), white text on a
+    dark band (shown), and text in a pale grey a reader can still make out."""
+    page.insert_text((72, 200), "Liều tối đa 4 g mỗi ngày", color=(1, 1, 1), **font)
+    page.draw_rect(pymupdf.Rect(70, 236, 330, 254), color=None, fill=(0.1, 0.2, 0.5))
+    page.insert_text((72, 250), "Chống chỉ định", color=(1, 1, 1), **font)
+    page.insert_text((72, 280), "Bản nháp", color=(0.95, 0.95, 0.95), **font)
+
+
 def _text(parsed) -> str:
     return " ".join(s.text for s in parsed.segments)
 
@@ -69,7 +78,7 @@ def test_a_whited_out_dose_is_kept_out_and_recorded():
     parsed = parse_document(page_with(whited_out), Format.PDF, Settings())
     assert "0,5 g mỗi lần" in _text(parsed) and "0,375" not in _text(parsed)
     assert [(f.kind, f.text) for f in parsed.furniture] == [(FurnitureKind.HIDDEN, "Clcr 30 – 50 ml/phút: 0,375 g mỗi lần")]
-    assert any(PAINTED_TEXT in w and "'Clcr 30 – 50 ml/phút: 0,375 g mỗi lần'" in w for w in parsed.warnings), parsed.warnings
+    assert any(UNSHOWN_TEXT in w and "'Clcr 30 – 50 ml/phút: 0,375 g mỗi lần'" in w for w in parsed.warnings), parsed.warnings
     assert all(a.accounted for a in parsed.page_accounts)
 
 
@@ -82,7 +91,7 @@ def test_a_redaction_box_over_text_left_in_hides_it():
 def test_a_shape_drawn_before_the_text_hides_nothing():
     parsed = parse_document(page_with(shaded), Format.PDF, Settings())
     assert "0,375 g mỗi lần" in _text(parsed)
-    assert not parsed.furniture and not any(PAINTED_TEXT in w for w in parsed.warnings)
+    assert not parsed.furniture and not any(UNSHOWN_TEXT in w for w in parsed.warnings)
 
 
 def test_a_box_over_the_letters_but_not_the_descent_band_hides_them():
@@ -95,22 +104,44 @@ def test_a_box_over_the_letters_but_not_the_descent_band_hides_them():
     assert "500" not in _text(parsed) and "mg" in _text(parsed)
 
 
+def test_white_text_on_the_white_page_is_kept_out_and_recorded():
+    parsed = parse_document(page_with(white_on_white), Format.PDF, Settings())
+    assert [f.text for f in parsed.furniture if f.kind is FurnitureKind.HIDDEN] == ["Liều tối đa 4 g mỗi ngày"]
+    assert "4 g" not in _text(parsed) and "Chống chỉ định" in _text(parsed) and "Bản nháp" in _text(parsed)
+    assert any(UNSHOWN_TEXT in w and "white on white" in w and "'Liều tối đa 4 g mỗi ngày'" in w for w in parsed.warnings)
+    assert all(a.accounted for a in parsed.page_accounts)
+
+
 @pytest.mark.corpus
 def test_corpus_text_under_white_boxes():
     """pymupdf's test_5049 draws a white box over a form's labels (the page
     shows neither ``Section`` nor ``Student number``); redp5110 hides
     ``Front cover``, a chapter's ``Chapter 1.`` label and ``Back cover``
-    (24 pt, its box's descent band below the white box) under white. A
+    (24 pt, its box's descent band below the white box) under white, and
+    sets a title in white on its white p. 3. A
     figure's labels under a mask's black fill (stream_parameter p. 1) are
     seen on the rendered page, and stay."""
     sheet = parse_document(corpus_path("pymupdf__test_5049_formula_sheet.pdf").read_bytes(), Format.PDF, Settings())
     assert [f.text for f in sheet.furniture if f.kind is FurnitureKind.HIDDEN] == ["Section", "Student number"]
     redbook = parse_document(corpus_path("docling__redp5110_sampled.pdf").read_bytes(), Format.PDF, Settings())
     hidden = [(f.page_no, f.text) for f in redbook.furniture if f.kind is FurnitureKind.HIDDEN]
-    assert hidden == [(1, "Front cover"), (5, "Chapter 1."), (18, "Back cover")]
+    assert hidden == [(1, "Front cover"), (3, "DB2 for i Center of Excellence"), (5, "Chapter 1."), (18, "Back cover")]
     figure = parse_document(corpus_path("doclingparse__stream_parameter_misinterpretation_01.pdf").read_bytes(), Format.PDF, Settings())
     assert not any(f.kind is FurnitureKind.HIDDEN for f in figure.furniture)
     assert "Tumor masks" in " ".join(s.text for s in figure.segments) + " ".join(b.text for b in figure.blocks)
+
+
+@pytest.mark.corpus
+def test_corpus_a_page_of_a_scanned_figure_under_a_white_slug_needs_ocr():
+    """The Federal Register's p. 8 is one image: a page of an aircraft
+    manual's procedure, scanned. Its only text is the running header and
+    GPO's white job line (the slug, ~120 characters); counted as text, the
+    slug made the page look read, and the procedure was in no chunk with
+    nothing said. Kept out as unseen, the page needs OCR."""
+    parsed = parse_document(corpus_path("pdfplumber__federal-register-2020-17221.pdf").read_bytes(), Format.PDF, Settings())
+    assert parsed.pages_needing_ocr == [8]
+    assert parsed.page_labels[7] == "47705"
+    assert not any(s.page_no == 8 for s in parsed.segments)
 
 
 @pytest.mark.slow

@@ -36,7 +36,7 @@ from .pdf_headings import Draft, classify
 from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
 from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_grids import cut_at_rules
-from .pdf_hidden import INVISIBLE_TEXT, PAINTED_TEXT
+from .pdf_hidden import INVISIBLE_TEXT, UNSHOWN_TEXT
 from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
 from .pdf_settings import PdfSettings, resolve_pdf_settings
@@ -161,12 +161,13 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
                 if layered else "read as text (a page mostly of such text would need OCR checked)"
             )
         )
-    painted = per_page({p.page_no: sum(len(w.source) for w in p.hidden) for p in pages})
-    if painted:
+    unshown = per_page({p.page_no: sum(len(w.source) for w in p.hidden) for p in pages})
+    if unshown:
         shown = "; ".join(" ".join(w.source for w in run) for p in pages for run in _line_runs(p.hidden))
         warnings.append(
-            f"{painted[0]} {PAINTED_TEXT} — an opaque shape is drawn over them (a white-out, or a redaction that left "
-            f"the text in): kept out of the chunks, recorded as furniture of kind 'hidden', per page: {painted[1]}: "
+            f"{unshown[0]} {UNSHOWN_TEXT} — an opaque shape is drawn over them (a white-out, or a redaction that left "
+            f"the text in), or they are drawn white on white: kept out of the chunks, recorded as furniture of kind "
+            f"'hidden', per page: {unshown[1]}: "
             f"{shown[:300]!r}"
         )
     for p in pages:

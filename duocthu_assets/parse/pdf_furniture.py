@@ -177,9 +177,10 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         group.append(row)
         height = _line_height(row, frags)
         if k + 1 >= len(rows):
-            # the page is all band: nothing to stand apart from, except a lone
-            # page number stamped on an otherwise empty (scanned) page
-            if len(rows) == 1 and len(row) == 1 and parse_page_number(frags[row[0]].text) is not None:
+            # the page is all band: nothing to stand apart from, except a row
+            # holding a page number on an otherwise empty (scanned) page, alone
+            # or after its running title (the Federal Register's p. 8, a scan)
+            if len(rows) == 1 and any(parse_page_number(frags[i].text) is not None for i in row):
                 out.append(BandRow(tuple(row), top, True))
             break
         nxt = _row_box(rows[k + 1], frags)

@@ -8,17 +8,23 @@ it. Three ways it gets there, each found from what MuPDF says the page draws:
   (ABBYY FineReader's "text under the page image") — :func:`text_under_image`;
 - painted over: an opaque shape drawn after the text and over it, a
   white-out edit or a redaction box over text that was left in —
-  :func:`painted_over`, confirmed on the rendered page.
+  :func:`painted_over`, confirmed on the rendered page;
+- drawn in the colour of what is under it: white text on a white page (a
+  title set in white over a cover picture that is not there, a typesetter's
+  slug: the Federal Register's ``VerDate … Jkt … PO … Frm`` line on every
+  page) — :func:`pale_words`, confirmed on the rendered page.
 
 The first two make a page an OCR program's reading of a scan (the parse
-says the page needs OCR unless the collection accepts OCR text); painted-over
-words are kept out of the text and recorded (furniture of kind ``hidden``).
+says the page needs OCR unless the collection accepts OCR text); the words
+of the last two are kept out of the text and recorded (furniture of kind
+``hidden``).
 """
 
 from __future__ import annotations
 
 import bisect
-from typing import Callable, Sequence
+import math
+from typing import Callable, NamedTuple, Sequence
 
 from .pdf_engine import pymupdf
 from .pdf_geometry import BBox
@@ -76,7 +82,7 @@ def text_under_image(page) -> float:
 
 
 # the parse warning that names them
-PAINTED_TEXT = "character(s) of text the page does not show"
+UNSHOWN_TEXT = "character(s) of text the page does not show"
 PAINT_PAD = 0.5  # points: a word this close inside an opaque shape is under it
 # of a word's box (ascent to descent), the height a shape must cover: a
 # white box over a heading's letters leaves the box's descent band below it
@@ -140,12 +146,80 @@ def painted_over(page, words: Sequence, candidates: Sequence[int]) -> list[int]:
             mx, my = (a + c) / 2, (b + d) / 2
             if i not in under and any(t[0] <= mx <= t[2] and t[1] <= my <= t[3] for t in texts):
                 under.add(i)
-    out: list[int] = []
-    for i in sorted(under):
-        clip = pymupdf.Rect(boxes[i]) & page.rect
-        if clip.is_empty:
+    blank = blank_boxes(page, [boxes[i] for i in sorted(under)])
+    return sorted(candidates[i] for i, empty in zip(sorted(under), blank) if empty)
+
+
+PALE = 240  # a colour whose red, green and blue are all this or more (of 255) is near white
+
+
+class Fill(NamedTuple):
+    """An opaque filled shape of the page (``read_rules``)."""
+
+    bbox: BBox
+    pale: bool  # near white (:func:`is_pale`): no ground for white text
+    cover: bool = True  # a rectangle, which may cover words (a shape of curves counts only as a ground)
+
+
+def is_pale(rgb) -> bool:
+    """Whether a drawing's colour (0-1 components, PyMuPDF's) is near white."""
+    return rgb is not None and len(rgb) >= 1 and all(c * 255 >= PALE for c in rgb)
+
+
+def pale_words(words: Sequence, page_dict: dict, grounds: Sequence[BBox] = ()) -> list[int]:
+    """Indices of ``words`` (anything with a ``bbox``) whose middle lies in
+    a span drawn in a colour near white (:data:`PALE`) and on none of
+    ``grounds`` (the boxes of the page's dark filled rectangles: a table's
+    header row, a banner): white text with nothing dark under it, to be
+    looked for on the rendered page (a photograph under it shows it)."""
+    pale = [
+        span["bbox"]
+        for block in page_dict["blocks"]
+        for line in block.get("lines", ())
+        for span in line["spans"]
+        if all((span.get("color", 0) >> shift) & 255 >= PALE for shift in (16, 8, 0)) and span["text"].strip()
+    ]
+    if not pale:
+        return []
+    out = []
+    for k, word in enumerate(words):
+        a, b, c, d = word.bbox
+        mx, my = (a + c) / 2, (b + d) / 2
+        if any(x0 <= mx <= x1 and y0 <= my <= y1 for x0, y0, x1, y1 in pale) and not any(
+            x0 <= mx <= x1 and y0 <= my <= y1 for x0, y0, x1, y1 in grounds
+        ):
+            out.append(k)
+    return out
+
+
+BLANK_LEVELS = 8  # of 255 grey levels: a box whose darkest and lightest pixels differ by this or less shows nothing
+
+
+def blank_boxes(page, boxes: Sequence[BBox]) -> list[bool]:
+    """For each of ``boxes`` (page coordinates), whether the page rendered
+    at 72 dpi (one pixel a point, in grey) is one colour all over it, to
+    :data:`BLANK_LEVELS` (the Federal Register's white slug over its white
+    page renders 254 and 255 on p. 1): nothing of what is drawn there shows.
+    One render, of the part of the page the boxes span (half a whole page's
+    cost on the corpus's pages with white text)."""
+    if not boxes:
+        return []
+    span = pymupdf.Rect(boxes[0])
+    for box in boxes[1:]:
+        span |= box
+    span &= page.rect
+    if span.is_empty:
+        return [False] * len(boxes)
+    pix = page.get_pixmap(dpi=72, colorspace=pymupdf.csGRAY, alpha=False, clip=span)
+    samples, stride, width, height = pix.samples, pix.stride, pix.width, pix.height
+    x_off, y_off = pix.x, pix.y  # the clip's top-left pixel on the page
+    out = []
+    for x0, y0, x1, y1 in boxes:
+        c0, c1 = max(int(x0) - x_off, 0), min(math.ceil(x1) - x_off, width)
+        r0, r1 = max(int(y0) - y_off, 0), min(math.ceil(y1) - y_off, height)
+        if c0 >= c1 or r0 >= r1:
+            out.append(False)  # off the page: not for this test to say
             continue
-        pixels = page.get_pixmap(clip=clip, dpi=72, colorspace=pymupdf.csGRAY, alpha=False).samples
-        if len(set(pixels)) <= 1:
-            out.append(candidates[i])
-    return sorted(out)
+        levels = [level for row in range(r0, r1) for level in samples[row * stride + c0 : row * stride + c1]]
+        out.append(max(levels) - min(levels) <= BLANK_LEVELS)
+    return out

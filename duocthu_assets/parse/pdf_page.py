@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from .pdf_engine import pymupdf, text_lines
 from .pdf_geometry import BBox
-from .pdf_hidden import covered_words, invisible_chars, painted_over, text_under_image
+from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
 from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
@@ -236,8 +236,9 @@ class PageContent:
     # characters of the text layer no reader sees (counted in ``words`` too): drawn invisibly
     # (:func:`invisible_chars`), or under an image over most of the page (:func:`text_under_image`)
     invisible: int = 0
-    # words an opaque shape drawn after them covers (:func:`.pdf_hidden.painted_over`): not on the
-    # page, kept out of ``words`` and recorded as furniture of kind ``hidden``
+    # words an opaque shape drawn after them covers (:func:`.pdf_hidden.painted_over`), or drawn
+    # in white on white (:func:`.pdf_hidden.pale_words`): not on the page, kept out of ``words``
+    # and recorded as furniture of kind ``hidden``
     hidden: tuple[Word, ...] = ()
 
     @property
@@ -749,7 +750,7 @@ def is_rtl(fragment: Fragment) -> bool:
     return has_rtl(fragment.text)
 
 
-def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = None, fills: list[BBox] | None = None) -> tuple[list[Rule], list[BBox], int]:
+def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = None, fills: list[Fill] | None = None) -> tuple[list[Rule], list[BBox], int]:
     """Horizontal and vertical segments of the page's vector graphics, the
     boxes of paths drawn with curves or slanted lines (plots, figures), and
     the number of paths. Invisible paths (white fill, zero opacity) and
@@ -757,8 +758,9 @@ def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = No
     edges. ``bars``, when given, receives the horizontal strokes too short
     to be rules (an inline fraction's bar, :data:`BAR_MIN_LENGTH` and up),
     and the raster images drawn as thin as a bar, whatever their length;
-    ``fills`` the boxes of opaque filled rectangles, white ones too, that
-    could cover a word (:func:`.pdf_hidden.covered_words`)."""
+    ``fills`` the opaque filled rectangles, white ones too, that could
+    cover a word (:func:`.pdf_hidden.covered_words`) or be the ground white
+    text is seen on (:func:`.pdf_hidden.pale_words`)."""
     rules: list[Rule] = []
     graphics: list[BBox] = []
     paths = page.get_cdrawings()
@@ -767,11 +769,18 @@ def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = No
     for path in paths:
         kind = path.get("type", "")
         if fills is not None and "f" in kind and (path.get("fill_opacity", 1.0) or 0) >= 0.99:
-            for item in path.get("items", ()):
+            pale = is_pale(path.get("fill"))
+            items = path.get("items", ())
+            for item in items:
                 if item[0] == "re":
                     box = _transform(item[1], matrix)
-                    if box[2] - box[0] > thick and box[3] - box[1] > thick and (box[2] - box[0]) * (box[3] - box[1]) <= 0.6 * page_area:
-                        fills.append(box)
+                    if box[2] - box[0] > thick and box[3] - box[1] > thick:
+                        if (box[2] - box[0]) * (box[3] - box[1]) <= 0.6 * page_area:
+                            fills.append(Fill(box, pale))
+                        elif not pale:
+                            fills.append(Fill(box, pale, cover=False))  # a dark page's background
+            if not pale and any(item[0] != "re" for item in items):
+                fills.append(Fill(_transform(path["rect"], matrix), pale, cover=False))  # a banner's rounded box
         stroked = "s" in kind and (path.get("stroke_opacity", 1.0) or 0) > 0 and not _is_white(path.get("color"))
         filled = "f" in kind and (path.get("fill_opacity", 1.0) or 0) > 0 and not _is_white(path.get("fill"))
         if not (stroked or filled):
@@ -883,12 +892,14 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         side_matrix = turn_matrix(sideways["direction"], width, height)
         side = sideways_region(page, side_words, side_matrix, width, height, settings)
     bars: list[Rule] = []
-    fills: list[BBox] = []
+    fills: list[Fill] = []
     rules, graphics, path_count = read_rules(page, matrix, settings, bars, fills)
     hidden: list[Word] = []
-    if fills and matrix is None and not page.rotation:
-        # words an opaque shape drawn after them covers: not on the page (pdf_hidden)
-        gone = set(painted_over(page, words, covered_words(words, fills)))
+    if matrix is None and not page.rotation:
+        # words an opaque shape drawn after them covers, or drawn in white on white: not on the page (pdf_hidden)
+        gone = set(painted_over(page, words, covered_words(words, [f.bbox for f in fills if f.cover])))
+        pale = [k for k in pale_words(words, page_dict, [f.bbox for f in fills if not f.pale]) if k not in gone]
+        gone.update(k for k, blank in zip(pale, blank_boxes(page, [words[k].bbox for k in pale])) if blank)
         hidden = [w for k, w in enumerate(words) if k in gone]
         words = [w for k, w in enumerate(words) if k not in gone]
     fragments = words_to_fragments(words, settings)
