@@ -6,6 +6,7 @@ index, and the message says what to do."""
 from __future__ import annotations
 
 from duocthu_assets.parse.pdf_hidden import INVISIBLE_TEXT
+from duocthu_assets.parse.pdf_scans import SCANNED_REGION
 
 from .rules import DocumentRows, Rule, RuleResult
 
@@ -35,14 +36,15 @@ def no_pages_need_ocr(rows: DocumentRows) -> RuleResult:
         return RuleResult(True, message="every page has a text layer")
     shown = ", ".join(str(p) for p in pages[:20]) + (" …" if len(pages) > 20 else "")
     # what the parse said of text no reader sees (an OCR layer), when it did
-    layer = "".join(f" — {w}" for w in parsed.get("warnings") or () if INVISIBLE_TEXT in w)
+    layer = "".join(f" — {w}" for w in parsed.get("warnings") or () if INVISIBLE_TEXT in w or SCANNED_REGION in w)
     return RuleResult(
         False,
         len(pages),
         tuple(f"page {p}" for p in pages[:20]),
         tuple(pages),
         message=f"{len(pages)} page(s) have no usable text layer (scanned, drawn as outlines, glyphs without a Unicode mapping, "
-        f"or only an OCR program's reading of a scan, which no reader sees) and need OCR: {shown} — nothing is OCRed silently; OCR the file "
+        f"only an OCR program's reading of a scan, which no reader sees, or a scanned picture with no text over it) and need OCR: "
+        f"{shown} — nothing is OCRed silently; OCR the file "
         "(e.g. ocrmypdf) and add it again to a collection that accepts OCR text as it reads (accept_ocr_text = true under [pdf] "
         f"in its collection.toml){layer}",
     )

@@ -260,7 +260,7 @@ def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypa
     # a broken text layer is named by the blocking check like a page needing OCR
     assert docs["c_broken.pdf"]["status"] == "blocked"
     assert docs["c_broken.pdf"]["failed_checks"] == ["no_pages_need_ocr"]
-    assert "glyphs without a Unicode mapping, or only an OCR program's reading of a scan, which no reader sees) and need OCR: 2" in json.dumps(docs["c_broken.pdf"], ensure_ascii=False)
+    assert "glyphs without a Unicode mapping, only an OCR program's reading of a scan, which no reader sees, or a scanned picture with no text over it) and need OCR: 2" in json.dumps(docs["c_broken.pdf"], ensure_ascii=False)
     indexed = set(pq.read_table(tmp_path / "wh" / "search_index" / "index.parquet").column("doc_id").to_pylist())
     assert indexed == {"a_good.pdf"}
 

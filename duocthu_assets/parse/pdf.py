@@ -37,6 +37,7 @@ from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, spli
 from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_grids import cut_at_rules
 from .pdf_hidden import INVISIBLE_TEXT, UNSHOWN_TEXT
+from .pdf_scans import SCANNED_REGION
 from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
 from .pdf_settings import PdfSettings, resolve_pdf_settings
@@ -169,6 +170,13 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             f"the text in), or they are drawn white on white: kept out of the chunks, recorded as furniture of kind "
             f"'hidden', per page: {unshown[1]}: "
             f"{shown[:300]!r}"
+        )
+    scans = per_page({p.page_no: len(p.scanned) for p in pages})
+    if scans:
+        where = ", ".join(f"page {p.page_no}: {round(share * 100)} %" for p in pages for _, share in p.scanned)
+        warnings.append(
+            f"{scans[0]} {SCANNED_REGION} — a picture of text or of a drawing (an image of 1 bit a pixel, as a scanner "
+            f"makes), read by no text extractor: {where[:300]}; those pages need OCR"
         )
     for p in pages:
         if broken_text(p, ps):
@@ -328,14 +336,17 @@ def usable_rules(content: PageContent, body: list[Fragment], furniture_fragments
 
 
 def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings) -> bool:
-    """No text layer worth the name: little text on a page images cover, or a
-    page of vector outlines."""
+    """No text layer worth the name: little text on a page images cover, a
+    page of vector outlines, an OCR layer, a scanned picture with no text
+    over it, or glyphs without Unicode."""
     chars = sum(len(w.text) for f in body for w in f.words)
     if chars < settings.ocr_min_chars and content.image_cover >= settings.ocr_min_image_cover_frac:
         return True
     if not content.words and content.path_count >= settings.vector_text_min_paths:
         return True
     if ocr_layer(content) and not settings.accept_ocr_text:
+        return True
+    if content.scanned:
         return True
     return broken_text(content, settings)
 

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from .pdf_engine import pymupdf, text_lines
 from .pdf_geometry import BBox
 from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
+from .pdf_scans import scanned_regions
 from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
@@ -240,6 +241,9 @@ class PageContent:
     # in white on white (:func:`.pdf_hidden.pale_words`): not on the page, kept out of ``words``
     # and recorded as furniture of kind ``hidden``
     hidden: tuple[Word, ...] = ()
+    # scanned pictures with no text over them (:func:`.pdf_scans.scanned_regions`): each box
+    # (page coordinates) and the share of the page it covers; the page needs OCR
+    scanned: tuple[tuple[BBox, float], ...] = ()
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -905,6 +909,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     fragments = words_to_fragments(words, settings)
     char_count = sum(len(w.source) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
+    scanned = scanned_regions(page, words, (lambda box: _transform(box, matrix)) if matrix is not None else None)
     unseen = invisible_chars(page_dict)
     if char_count > unseen:  # of the drawn text, what lies under a scan of the page
         unseen += round(text_under_image(page) * (char_count - unseen))
@@ -926,6 +931,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         bars=tuple(bars),
         invisible=unseen,
         hidden=tuple(hidden),
+        scanned=tuple(scanned),
     )
 
 
