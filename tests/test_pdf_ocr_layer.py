@@ -103,13 +103,15 @@ def test_text_under_a_scan_of_its_page_needs_ocr_too():
 
 
 def test_a_picture_behind_text_hides_nothing():
-    """A page-size background image drawn first, the text over it: seen."""
+    """A page-size background image drawn first, a page of text over it:
+    seen. (With only a line or two over it, the page would be a scan under a
+    stamp's text: ``pdf_scans``.)"""
     font = _font()
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_image(page.rect, stream=pymupdf.open(stream=born_digital(), filetype="pdf")[0].get_pixmap(dpi=150).tobytes("png"))  # a scan's size: the drawing order decides
-    for k, line in enumerate(SEEN):
-        page.insert_text((72, 500 + 20 * k), line, **font)
+    for k in range(30):
+        page.insert_text((72, 100 + 20 * k), SEEN[k % 2], **font)
     parsed = parse_document(doc.tobytes(), Format.PDF, Settings())
     assert parsed.pages_needing_ocr == [] and not any(INVISIBLE_TEXT in w for w in parsed.warnings)
 

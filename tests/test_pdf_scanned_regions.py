@@ -28,11 +28,12 @@ def bilevel(text: str, width: float = 300, height: float = 60) -> bytes:
     page = src.new_page(width=width, height=height)
     page.insert_text((10, height / 2 + 6), text, fontsize=16)
     pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY, alpha=False)
+    samples = pix.samples  # a copy of the buffer at each access
     rows = []
     for y in range(pix.height):
         bits = bytearray((pix.width + 7) // 8)
         for x in range(pix.width):
-            if pix.samples[y * pix.stride + x] < 128:
+            if samples[y * pix.stride + x] < 128:
                 bits[x // 8] |= 0x80 >> (x % 8)
         rows.append(bytes(bits))
     return b"P4\n%d %d\n" % (pix.width, pix.height) + b"".join(rows)
@@ -76,10 +77,20 @@ def test_photographs_small_scans_and_scans_under_text_are_not_regions():
         assert parsed.pages_needing_ocr == [] and not any(SCANNED_REGION in w for w in parsed.warnings)
 
 
-def test_a_scan_under_a_signature_stamp_needs_ocr():
-    """A whole page scanned, a digital signature's text set over it."""
-    stamped = page_with(DOSE, (0, 0, 612, 792), lines=0, over="Signed by: Ministry of Health, 12.04.2024 14:37:17 +07:00")
+SIGNATURE = "Signed by: Ministry of Health, Office of the Minister, 12.04.2024 14:37:17 +07:00"
+
+
+@pytest.mark.parametrize("photo", [False, True], ids=["bilevel", "colour"])
+def test_a_scan_under_a_signature_stamp_needs_ocr(photo):
+    """A whole page scanned (in colour too, to keep a red seal), a digital
+    signature's text set over it: before, the page read as the signature."""
+    stamped = page_with(bilevel("Clcr 30-50: 0,375 g / 12 h", 300, 390), (0, 0, 612, 792), lines=0, over=SIGNATURE, photo=photo)
     assert _parse(stamped).pages_needing_ocr == [1]
+
+
+def test_a_photograph_over_part_of_a_page_with_a_caption_is_not_a_scan():
+    parsed = _parse(page_with(bilevel("photo", 300, 200), (72, 300, 540, 612), lines=3, over=SIGNATURE, photo=True))
+    assert parsed.pages_needing_ocr == [] and not any(SCANNED_REGION in w for w in parsed.warnings)
 
 
 @pytest.mark.corpus

@@ -176,7 +176,7 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         where = ", ".join(f"page {p.page_no}: {round(share * 100)} %" for p in pages for _, share in p.scanned)
         warnings.append(
             f"{scans[0]} {SCANNED_REGION} — a picture of text or of a drawing (an image of 1 bit a pixel, as a scanner "
-            f"makes), read by no text extractor: {where[:300]}; those pages need OCR"
+            f"makes, or the whole page's image), read by no text extractor: {where[:300]}; those pages need OCR"
         )
     for p in pages:
         if broken_text(p, ps):

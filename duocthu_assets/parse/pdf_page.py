@@ -909,10 +909,11 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     fragments = words_to_fragments(words, settings)
     char_count = sum(len(w.source) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
-    scanned = scanned_regions(page, words, (lambda box: _transform(box, matrix)) if matrix is not None else None)
     unseen = invisible_chars(page_dict)
     if char_count > unseen:  # of the drawn text, what lies under a scan of the page
         unseen += round(text_under_image(page) * (char_count - unseen))
+    # a page an OCR program has read (text no reader sees) is judged by its OCR layer (pdf.ocr_layer)
+    scanned = [] if unseen else scanned_regions(page, words, (lambda box: _transform(box, matrix)) if matrix is not None else None)
     return PageContent(
         sideways=side,
         sideways_matrix=side_matrix,

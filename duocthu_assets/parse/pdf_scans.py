@@ -4,7 +4,9 @@ cover) does not see. The Federal Register's airworthiness directive prints
 its procedures as scanned figures (1 bit a pixel, 300 dpi) between lines
 of text: eleven of them, 8-52 % of their pages, were in no chunk, with
 nothing said. A scan's image is 1 bit a pixel (CCITT fax, JBIG2, a
-bilevel Flate); a photograph or a chart is not."""
+bilevel Flate); a photograph or a chart is not — except as a whole page:
+a page scanned in colour (to keep a red seal) and signed, the signature's
+text over it, reads as nothing but that text."""
 
 from __future__ import annotations
 
@@ -16,6 +18,10 @@ from .pdf_geometry import BBox
 SCANNED_REGION = "scanned region(s) with no text over them"
 SCAN_REGION_MIN_FRAC = 0.05  # of the page's area: a bilevel image this large is a scanned region, not a stamp or a rule
 SCAN_REGION_MIN_PIXELS = 100_000  # a 5 % region of a letter page scanned at 150 dpi: 105,000
+# an image of more bits a pixel is a scan only as the whole page (a colour scan keeps a red seal):
+# this share of the page and these pixels or more (an A4 page at 100 dpi: 967,000)
+SCAN_PAGE_MIN_FRAC = 0.9
+SCAN_PAGE_MIN_PIXELS = 500_000
 # characters of the text layer over it per 1,000 square points (a page of prose holds 5-8): more, and
 # the image is a background the text is read on; fewer, and the text is a stamp on the scan (the
 # chinhphu.vn signature, 126 characters on a scanned page of 507,000 square points: 0.25)
@@ -24,14 +30,18 @@ SCAN_REGION_MAX_TEXT_DENSITY = 1.0
 
 def scanned_regions(page, words: Sequence, transform=None) -> list[tuple[BBox, float]]:
     """Boxes (page coordinates) of the bilevel images drawn over
-    :data:`SCAN_REGION_MIN_FRAC` of ``page`` or more with next to no text
-    over them (:data:`SCAN_REGION_MAX_TEXT_DENSITY`; ``words``' middles, in
+    :data:`SCAN_REGION_MIN_FRAC` of ``page`` or more, and of the images of
+    a scan's size drawn over the whole page (:data:`SCAN_PAGE_MIN_FRAC`,
+    whatever their bits a pixel), with next to no text over them (:data:`SCAN_REGION_MAX_TEXT_DENSITY`; ``words``' middles, in
     the frame ``transform`` maps page boxes to),
     each with the share of the page it covers. The drawn images are looked
     up (MuPDF's ``get_image_info``, a pass over the page) only when the
-    page's resources hold a bilevel image of :data:`SCAN_REGION_MIN_PIXELS`."""
+    page's resources hold an image that could be one."""
     try:
-        if not any(img[4] == 1 and img[2] * img[3] >= SCAN_REGION_MIN_PIXELS for img in page.get_images()):
+        if not any(
+            (img[4] == 1 and img[2] * img[3] >= SCAN_REGION_MIN_PIXELS) or img[2] * img[3] >= SCAN_PAGE_MIN_PIXELS
+            for img in page.get_images()
+        ):
             return []
         drawn = page.get_image_info()
     except Exception:  # noqa: BLE001 - a damaged image resource: nothing to say of it here
@@ -39,13 +49,15 @@ def scanned_regions(page, words: Sequence, transform=None) -> list[tuple[BBox, f
     area = page.rect.width * page.rect.height
     out: list[tuple[BBox, float]] = []
     for info in drawn:
-        if info.get("bpc") != 1 or area <= 0:
+        if area <= 0:
             continue
         x0, y0, x1, y1 = info["bbox"]
         px0, py0 = max(x0, page.rect.x0), max(y0, page.rect.y0)
         px1, py1 = min(x1, page.rect.x1), min(y1, page.rect.y1)
         share = max(px1 - px0, 0) * max(py1 - py0, 0) / area
-        if share < SCAN_REGION_MIN_FRAC:
+        if share < (SCAN_REGION_MIN_FRAC if info.get("bpc") == 1 else SCAN_PAGE_MIN_FRAC):
+            continue
+        if info.get("bpc") != 1 and info.get("width", 0) * info.get("height", 0) < SCAN_PAGE_MIN_PIXELS:
             continue
         box = (px0, py0, px1, py1)
         a, b, c, d = transform(box) if transform is not None else box
