@@ -257,3 +257,24 @@ def test_banner_row_above_header_in_csv():
         (SegmentKind.TABLE_ROW, "Name: Ali\nRole: Clerk\nSalary: 3100"),
         (SegmentKind.TABLE_ROW, "Name: Reza\nRole: Lead\nSalary: 7100"),
     ]
+
+
+def test_hidden_rows_and_columns_are_read_and_named():
+    """A row or column Excel does not show (hidden, or filtered out) is read
+    like the rest; the warning says which, as for a hidden sheet — a
+    discontinued drug's hidden row would otherwise read as listed."""
+
+    def build(wb):
+        ws = wb.active
+        ws.title = "Danh mục"
+        for row in (["Thuốc", "Liều", "Ghi chú nội bộ", "Giá"], ["Amoxicillin", "500 mg", "x", 1200],
+                    ["Cefuroxim", "250 mg", "ngừng lưu hành", 5400], ["Paracetamol", "500 mg", "", 300]):
+            ws.append(row)
+        ws.row_dimensions[3].hidden = True
+        ws.column_dimensions["C"].hidden = True
+
+    doc = parse_bytes(xlsx_bytes(build), Format.XLSX)
+    assert any("Cefuroxim" in r for r in rows_of(doc))  # read, as before
+    assert "sheet 'Danh mục': 1 row(s) (3) and 1 column(s) (C) hidden in Excel (hidden or filtered out); their content is included" in doc.warnings
+    plain = parse_bytes(xlsx_bytes(lambda wb: wb.active.append(["Thuốc", "Liều"])), Format.XLSX)
+    assert not any("hidden in Excel" in w for w in plain.warnings)

@@ -155,6 +155,22 @@ def _formulas_without_values(data: bytes) -> dict[str, list[str]]:
     return missing
 
 
+def hidden_rows_and_columns(ws, row_numbers: list[int | None], col_numbers: list[int | None]) -> str:
+    """The rows and columns holding values that Excel does not show (hidden
+    by hand, grouped and collapsed, or filtered out), said for a warning
+    (``2 row(s) (5, 9) and 1 column(s) (D)``), or ``""``: read as data like
+    the rest, a discontinued drug's hidden row reads as listed."""
+    rows = [r for r in row_numbers if r is not None and (dim := ws.row_dimensions.get(r)) is not None and dim.hidden]
+    hidden_cols = {c for dim in ws.column_dimensions.values() if dim.hidden for c in range(dim.min or 0, (dim.max or 0) + 1)}
+    cols = [c for c in col_numbers if c is not None and c in hidden_cols]
+    said = []
+    if rows:
+        said.append(f"{len(rows)} row(s) ({', '.join(map(str, rows[:10]))}{' …' if len(rows) > 10 else ''})")
+    if cols:
+        said.append(f"{len(cols)} column(s) ({', '.join(_col_letter(c) for c in cols[:10])}{' …' if len(cols) > 10 else ''})")
+    return " and ".join(said)
+
+
 def parse(data: bytes, settings: Settings) -> ParsedDocument:
     """Given an XLSX package, return one entry per non-empty sheet."""
     import openpyxl
@@ -182,6 +198,9 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         units.append((SegmentKind.HEADING, title, f"{name}!{_col_letter(left)}{top}:{last}", 1))
         if ws.sheet_state != "visible":
             warnings.append(f"sheet '{ws.title}' is hidden in Excel; its content is included")
+        hidden = hidden_rows_and_columns(ws, row_numbers, col_numbers)
+        if hidden:
+            warnings.append(f"sheet '{ws.title}': {hidden} hidden in Excel (hidden or filtered out); their content is included")
         for reading in tabular.read_tables(grid, tabular.split_regions(grid)):
             for row in reading.rows:
                 ref = f"{name}!{_col_letter(col_numbers[row.col])}{row_numbers[row.row]}"
