@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf import embedded_files, labels_from_rules, page_attachments
+from duocthu_assets.parse.pdf import embedded_files, labels_from_rules, page_annotations
 from duocthu_assets.parse.pdf_engine import pymupdf
 from duocthu_assets.parse.pdf_leaks import BAD_GLYPH, MATH_CHAR, _bad_glyph, _math_char
 from duocthu_assets.settings import Settings
@@ -60,6 +60,31 @@ def test_attachments_of_the_document_and_of_every_page_are_named_in_order():
     assert warning.startswith("3 embedded file(s) not extracted (bang_gia.xlsx, ghi_chu_1.txt, ghi_chu_3.txt)")
 
 
+def test_a_reviewers_comments_and_strike_outs_are_named():
+    """A sticky note's and a highlight's comments are no text of the page,
+    and are not nothing: named in a warning, as is a passage a strike-out
+    annotation marks deleted (read as text like the rest). A text box's
+    text is on the page, and read there."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Clcr 30 - 50 ml/phut: 0,375 g moi 12 gio", fontname="helv", fontsize=11)
+    page.add_text_annot((400, 90), "Checked by the pharmacist: too high for Clcr < 30")
+    mark = page.add_highlight_annot(pymupdf.Rect(72, 88, 300, 104))
+    mark.set_info(content="should read 0,5 g")
+    mark.update()
+    page.add_strikeout_annot(pymupdf.Rect(190, 88, 230, 104))
+    page.add_freetext_annot(pymupdf.Rect(72, 200, 400, 220), "Reduce to 250 mg if Clcr < 10", fontsize=11)
+    parsed = parse_document(doc.tobytes(), Format.PDF, Settings())
+    assert "Reduce to 250 mg if Clcr < 10" in " ".join(s.text for s in parsed.segments)
+    [comments] = [w for w in parsed.warnings if "comment(s) in annotations" in w]
+    assert comments.startswith("2 comment(s) in annotations not read") and "'Checked by the pharmacist: too high for Clcr < 30'" in comments
+    assert "1 passage(s) a strike-out annotation marks deleted are read as text like the rest, per page: page 1: 1" in parsed.warnings
+    plain = parse_document(_with_attachments(), Format.PDF, Settings())
+    assert [w for w in plain.warnings if "comment(s)" in w] == ["1 comment(s) in annotations not read (sticky notes, notes on a highlight: "
+                                                               "a reader opens them from their mark), per page: page 3: 1; the first: "
+                                                               "'a sticky note is no attachment'"]
+
+
 class _Annot:
     def __init__(self, kind: str, name: str) -> None:
         self.type = (0, kind)
@@ -77,8 +102,8 @@ class _DamagedPage:
 
 
 def test_a_page_whose_annotations_fail_keeps_the_names_before_and_stops_the_reading():
-    names, readable = page_attachments(_DamagedPage())
-    assert names == ["first.pdf"] and readable is False
+    found = page_annotations(_DamagedPage())
+    assert found.attachments == ["first.pdf"] and found.readable is False
 
 
 class _DamagedNameTable:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model import BlockKind, BlockShape, Furniture, FurnitureKind, LiftedBlock, PageAccount, ParsedDocument, Segment, SegmentKind
 from ..settings import Settings
@@ -76,6 +76,8 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
         damaged: list[str] = []
         warnings: list[str] = []
         attachments: list[str] = []  # the pages' file-attachment annotations, read while each page is open
+        comments: dict[int, list[str]] = {}  # page → its annotations' comments
+        struck: dict[int, int] = {}  # page → its strike-out annotations
         annotations_readable = True  # until one page's annotations fail to read: the pages after it are not asked
         for page in doc:
             try:
@@ -89,8 +91,13 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
                 warnings.append(f"page {page.number + 1}: damaged stream recovered ({notes[0]})")
             pages.append(content)
             if annotations_readable:
-                found, annotations_readable = page_attachments(page)
-                attachments += found
+                found = page_annotations(page)
+                attachments += found.attachments
+                annotations_readable = found.readable
+                if found.comments:
+                    comments[page.number + 1] = found.comments
+                if found.struck:
+                    struck[page.number + 1] = found.struck
                 take_stream_errors()  # what reading annotations made MuPDF say is not the next page's
         page_count = doc.page_count
         repaired = bool(getattr(doc, "is_repaired", False))
@@ -99,6 +106,15 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             shown = ", ".join(attached[:5]) + (" …" if len(attached) > 5 else "")
             warnings.append(f"{len(attached)} embedded file(s) not extracted ({shown}) — a PDF's attachments are not read; "
                             "save them out and ingest them as documents of their own")
+        if comments:  # a reviewer's note is not the page's text, and it is not nothing either
+            notes = per_page({page: len(found) for page, found in comments.items()})
+            first = next(iter(comments.values()))[0]
+            warnings.append(f"{notes[0]} comment(s) in annotations not read (sticky notes, notes on a highlight: a reader opens "
+                            f"them from their mark), per page: {notes[1]}; the first: {first[:160]!r}")
+        if struck:
+            marked = per_page(struck)
+            warnings.append(f"{marked[0]} passage(s) a strike-out annotation marks deleted are read as text like the rest, "
+                            f"per page: {marked[1]}")
         own_labels = own_page_labels(doc)
     finally:
         doc.close()
@@ -199,7 +215,7 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
 def embedded_files(doc, attachments: list[str]) -> list[str]:
     """Names of the files attached to a PDF: the document's embedded files,
     then ``attachments``, the pages' file-attachment annotations
-    (:func:`page_attachments`, read while the pages are open for their
+    (:func:`page_annotations`, read while the pages are open for their
     text: opening every page a second time for them cost a 1-page file a
     twentieth of its parse)."""
     try:
@@ -209,18 +225,40 @@ def embedded_files(doc, attachments: list[str]) -> list[str]:
     return names + attachments
 
 
-def page_attachments(page) -> tuple[list[str], bool]:
-    """The names of a page's file-attachment annotations, and whether its
-    annotations could all be read (best effort: a damaged annotation must
-    not fail the parse; the names before it are kept)."""
+class PageAnnotations(NamedTuple):
+    """What a page's annotations hold that its text does not."""
+
+    attachments: list[str]  # the names of its file attachments
+    comments: list[str]  # the contents of its comments: sticky notes, a highlight's note (opened from the mark)
+    struck: int  # passages a reviewer's strike-out annotation marks deleted, read as text
+    readable: bool  # False when an annotation could not be read (those after it were not asked)
+
+
+# annotations whose own text is on the page (a text box, a form field), or that hold none of their own
+_SHOWN_OR_EMPTY = {"FreeText", "Widget", "Link", "Popup", "FileAttachment"}
+
+
+def page_annotations(page) -> PageAnnotations:
+    """A page's file attachments, comments and strike-outs (best effort: a
+    damaged annotation must not fail the parse; what was read before it is
+    kept)."""
     names: list[str] = []
+    comments: list[str] = []
+    struck = 0
     try:
         for annot in page.annots() or []:
-            if annot.type[1] == "FileAttachment":
+            kind = annot.type[1]
+            if kind == "FileAttachment":
                 names.append(str(annot.file_info.get("filename") or f"page {page.number + 1} attachment"))
+            if kind == "StrikeOut":
+                struck += 1
+            if kind not in _SHOWN_OR_EMPTY:
+                content = " ".join(str(annot.info.get("content") or "").split())
+                if content:
+                    comments.append(content)
     except Exception:  # noqa: BLE001
-        return names, False
-    return names, True
+        return PageAnnotations(names, comments, struck, False)
+    return PageAnnotations(names, comments, struck, True)
 
 
 def account_page(content: PageContent, furniture: PageFurniture, layout: PageLayout) -> tuple[PageAccount, list[Furniture]]:
