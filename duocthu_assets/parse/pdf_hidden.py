@@ -177,7 +177,7 @@ def pale_words(words: Sequence, page_dict: dict, grounds: Sequence[BBox] = ()) -
         for block in page_dict["blocks"]
         for line in block.get("lines", ())
         for span in line["spans"]
-        if all((span.get("color", 0) >> shift) & 255 >= PALE for shift in (16, 8, 0)) and span["text"].strip()
+        if is_pale([((span.get("color", 0) >> shift) & 255) / 255 for shift in (16, 8, 0)]) and span["text"].strip()
     ]
     if not pale:
         return []

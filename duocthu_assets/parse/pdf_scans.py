@@ -13,15 +13,15 @@ from __future__ import annotations
 from typing import Sequence
 
 from .pdf_geometry import BBox
+from .pdf_hidden import SCAN_MIN_PIXELS
 
 # the parse warning that names them, which no_pages_need_ocr repeats
 SCANNED_REGION = "scanned region(s) with no text over them"
 SCAN_REGION_MIN_FRAC = 0.05  # of the page's area: a bilevel image this large is a scanned region, not a stamp or a rule
 SCAN_REGION_MIN_PIXELS = 100_000  # a 5 % region of a letter page scanned at 150 dpi: 105,000
 # an image of more bits a pixel is a scan only as the whole page (a colour scan keeps a red seal):
-# this share of the page and these pixels or more (an A4 page at 100 dpi: 967,000)
+# this share of the page and a scan's size in pixels (pdf_hidden.SCAN_MIN_PIXELS)
 SCAN_PAGE_MIN_FRAC = 0.9
-SCAN_PAGE_MIN_PIXELS = 500_000
 # characters of the text layer over it per 1,000 square points (a page of prose holds 5-8): more, and
 # the image is a background the text is read on; fewer, and the text is a stamp on the scan (the
 # chinhphu.vn signature, 126 characters on a scanned page of 507,000 square points: 0.25)
@@ -39,7 +39,7 @@ def scanned_regions(page, words: Sequence, transform=None) -> list[tuple[BBox, f
     page's resources hold an image that could be one."""
     try:
         if not any(
-            (img[4] == 1 and img[2] * img[3] >= SCAN_REGION_MIN_PIXELS) or img[2] * img[3] >= SCAN_PAGE_MIN_PIXELS
+            (img[4] == 1 and img[2] * img[3] >= SCAN_REGION_MIN_PIXELS) or img[2] * img[3] >= SCAN_MIN_PIXELS
             for img in page.get_images()
         ):
             return []
@@ -57,7 +57,7 @@ def scanned_regions(page, words: Sequence, transform=None) -> list[tuple[BBox, f
         share = max(px1 - px0, 0) * max(py1 - py0, 0) / area
         if share < (SCAN_REGION_MIN_FRAC if info.get("bpc") == 1 else SCAN_PAGE_MIN_FRAC):
             continue
-        if info.get("bpc") != 1 and info.get("width", 0) * info.get("height", 0) < SCAN_PAGE_MIN_PIXELS:
+        if info.get("bpc") != 1 and info.get("width", 0) * info.get("height", 0) < SCAN_MIN_PIXELS:
             continue
         box = (px0, py0, px1, py1)
         a, b, c, d = transform(box) if transform is not None else box
