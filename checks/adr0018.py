@@ -245,7 +245,10 @@ def docx_table_data_or_layout(rows: DocumentRows) -> RuleResult:
 
 # -- descriptors, re-derived -------------------------------------------------------------
 
-WORDS = {"vi": {"table": "bảng", "formula": "công thức"}, "en": {"table": "table", "formula": "formula"}}
+WORDS = {
+    "vi": {"table": "bảng", "formula": "công thức", "picture": "hình"},
+    "en": {"table": "table", "formula": "formula", "picture": "picture"},
+}
 PAGES = {"vi": ("trang in {}", "trang {} của tệp"), "en": ("printed page {}", "page {} of the file")}
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from .settings import Settings
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Version of every Parquet row this code writes. Bump it (and note why in
 README's "Schema versions") whenever a column is added, removed or changes
 meaning."""
@@ -66,6 +66,7 @@ class SegmentKind(StrEnum):
 class BlockKind(StrEnum):
     TABLE = "table"
     FORMULA = "formula"
+    PICTURE = "picture"  # an image on a page of text (parse/pdf_pictures.py): its content is in no text
 
 
 class BlockShape(StrEnum):
@@ -73,6 +74,7 @@ class BlockShape(StrEnum):
     MULTI_LEVEL_OR_MERGED_HEADER = "multi_level_or_merged_header"
     CROSS_PAGE_CONTINUATION = "cross_page_continuation"
     FORMULA_2D = "formula_2d"
+    PICTURE = "picture"
 
 
 class FurnitureKind(StrEnum):

@@ -26,8 +26,8 @@ from typing import Literal
 PART_JOIN = " — "
 
 KIND_WORDS: dict[str, dict[str, str]] = {
-    "vi": {"table": "bảng", "formula": "công thức"},
-    "en": {"table": "table", "formula": "formula"},
+    "vi": {"table": "bảng", "formula": "công thức", "picture": "hình"},
+    "en": {"table": "table", "formula": "formula", "picture": "picture"},
 }
 PRINTED_PAGE: dict[str, str] = {"vi": "trang in {n}", "en": "printed page {n}"}
 FILE_PAGE: dict[str, str] = {"vi": "trang {n} của tệp", "en": "page {n} of the file"}

@@ -37,6 +37,7 @@ from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, spli
 from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_grids import cut_at_rules
 from .pdf_hidden import INVISIBLE_TEXT, UNSHOWN_TEXT
+from .pdf_pictures import reading_position
 from .pdf_scans import SCANNED_REGION
 from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
@@ -62,6 +63,7 @@ class PageLayout:
     sideways_leaves: frozenset[int] = frozenset()  # ids of those leaves
     sideways_back: object = None
     sideways_items: frozenset[int] = frozenset()  # ids of the items made from them
+    pictures: tuple[BBox, ...] = ()  # PageContent.pictures: placed among the items by with_paragraphs
 
 
 def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None, stats: dict | None = None) -> ParsedDocument:
@@ -456,6 +458,7 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
         across=tuple(across),
         rule_scan=rule_blocks is not None,
         rule_seconds=rule_seconds,
+        pictures=content.pictures,
     )
     if content.sideways is not None and content.sideways.words:
         layout = with_sideways(layout, content, settings, body_size)
@@ -503,6 +506,8 @@ def with_paragraphs(layout: PageLayout, settings: PdfSettings, line_gap: float) 
             turned.update(map(id, made))
         items += made
     items += [Para(layout.page_no, ((f,),), f.bbox) for f in layout.across]
+    for box in layout.pictures:  # each where it is read: it lifts no words, it marks where something is not text
+        items.insert(reading_position(items, box), BlockCandidate(BlockKind.PICTURE, BlockShape.PICTURE, box, "picture"))
     return dataclasses.replace(layout, items=tuple(items), sideways_items=frozenset(turned))
 
 
@@ -590,7 +595,7 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
     for lay in layouts:
         for index, item in enumerate(lay.items):
             if isinstance(item, BlockCandidate):
-                letter = "t" if item.kind is BlockKind.TABLE else "f"
+                letter = {BlockKind.TABLE: "t", BlockKind.PICTURE: "i"}.get(item.kind, "f")
                 n = counters[(lay.page_no, letter)] = counters.get((lay.page_no, letter), 0) + 1
                 placed.append(_Placed(lay, index, item, f"p{lay.page_no:04d}-{letter}{n}"))
     link_continuations(placed, ps, body_size)

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from .pdf_engine import pymupdf, text_lines
 from .pdf_geometry import BBox
 from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
+from .pdf_pictures import picture_regions
 from .pdf_scans import scanned_regions
 from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
@@ -244,6 +245,9 @@ class PageContent:
     # scanned pictures with no text over them (:func:`.pdf_scans.scanned_regions`): each box
     # (page coordinates) and the share of the page it covers; the page needs OCR
     scanned: tuple[tuple[BBox, float], ...] = ()
+    # pictures on the page (:func:`.pdf_pictures.picture_regions`): each box, page coordinates;
+    # lifted as blocks of kind ``picture`` that lift no words
+    pictures: tuple[BBox, ...] = ()
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -914,6 +918,8 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         unseen += round(text_under_image(page) * (char_count - unseen))
     # a page an OCR program has read (text no reader sees) is judged by its OCR layer (pdf.ocr_layer)
     scanned = [] if unseen else scanned_regions(page, words, (lambda box: _transform(box, matrix)) if matrix is not None else None)
+    # pictures: on an upright page only (a turned page's boxes are in another frame), not on a page an OCR program read
+    pictures = picture_regions(page, words, [box for box, _ in scanned]) if matrix is None and not page.rotation and not unseen else []
     return PageContent(
         sideways=side,
         sideways_matrix=side_matrix,
@@ -933,6 +939,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         invisible=unseen,
         hidden=tuple(hidden),
         scanned=tuple(scanned),
+        pictures=tuple(pictures),
     )
 
 

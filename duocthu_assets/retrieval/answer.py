@@ -1,7 +1,7 @@
 """The answer layer's obligations (ADR 0006), the same on every path (the
 ``duocthu search`` CLI, ``duocthu serve`` and the Python API):
 
-1. a hit with quarantined content states that a table/formula exists at its
+1. a hit with quarantined content states that a table/formula/picture exists at its
    printed page, gives the crop, and marks itself incomplete;
 2. a ``block_descriptor`` hit is answered with the crop and page only: no
    text, and never a header row (hits do not even carry one);
@@ -105,7 +105,7 @@ class Answer:
         return data
 
 
-_KIND_LABEL = {"table": "a table", "formula": "a formula"}
+_KIND_LABEL = {"table": "a table", "formula": "a formula", "picture": "a picture"}
 
 
 def _page_label(printed: int | None, physical: int | None, label: str = "") -> str:
@@ -164,11 +164,11 @@ def render_answer(hit: Hit) -> Answer:
                 "This chunk is marked as missing a lifted table or formula but names none; read the source document"
                 + (f" near {_page_label(hit.printed_pages[0] if hit.printed_pages else None, hit.physical_pages[0] if hit.physical_pages else None)}" if hit.printed_pages or hit.physical_pages else "")
             )
-        notices.append("Incomplete: part of this section was lifted out as a table or formula (above).")
+        notices.append("Incomplete: part of this section was lifted out as a table, formula or picture (above).")
         if withheld:
             notices.append(
-                f"{withheld} number(s) withheld ({WITHHELD}): no dose may be stated from a chunk whose table or formula "
-                "was lifted out; read the values from the crop or the printed page."
+                f"{withheld} number(s) withheld ({WITHHELD}): no dose may be stated from a chunk whose table, formula or "
+                "picture was lifted out; read the values from the crop or the printed page."
             )
         return Answer(**common, mode="text_incomplete", complete=False, text=text, withheld_numbers=withheld, notices=tuple(notices))
     notices = [f"Also attached: {_crop_notice(a)}" for a in hit.attachments]
