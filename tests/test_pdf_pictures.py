@@ -150,3 +150,74 @@ def test_corpus_screenshots_and_charts_are_pictures():
     assert 4 not in pages and 18 not in pages
     _, pictures = _pictures(paper.read_bytes())
     assert [b.page_no for b in pictures] == [1, 5, 7, 14]
+
+
+def page_with_drawn(draw) -> bytes:
+    font = _font()
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k in range(3):
+        page.insert_text((72, 100 + 16 * k), PROSE, **font)
+    draw(page, font)
+    for k in range(3):
+        page.insert_text((72, 420 + 16 * k), "Sau khi lọc máu: " + PROSE, **font)
+    return doc.tobytes()
+
+
+def plot(page, font):
+    """A plot drawn in vector graphics: axes, a stroked curve, tick labels set as text."""
+    small = dict(font, fontsize=7)
+    page.draw_line((100, 360), (400, 360), color=(0, 0, 0))  # x axis
+    page.draw_line((100, 360), (100, 180), color=(0, 0, 0))  # y axis
+    points = [(100 + 10 * k, 360 - 170 * (1 - 0.9 ** k)) for k in range(31)]
+    page.draw_polyline(points, color=(0, 0, 1), width=1)
+    for k in range(6):
+        page.insert_text((96 + 60 * k, 372), f"{10 * k}", **small)  # x ticks
+        page.insert_text((80, 362 - 34 * k), f"{0.2 * k:.1f}", **small)  # y ticks
+
+
+def framed_paragraph(page, font):
+    """Running text in a frame with rounded corners: no figure."""
+    page.draw_rect(pymupdf.Rect(66, 180, 520, 330), color=(0, 0, 0), radius=0.1)
+    for k in range(8):
+        page.insert_text((72, 200 + 16 * k), PROSE, **font)
+
+
+def banner(page, font):
+    """A filled shape with curves behind a title: no figure."""
+    page.draw_rect(pymupdf.Rect(66, 180, 520, 330), color=None, fill=(0.2, 0.3, 0.6), radius=0.3)
+    page.insert_text((90, 260), "Dược thư", **dict(font, fontsize=30), color=(1, 1, 1))
+
+
+def test_a_drawn_plot_is_a_picture_holding_its_tick_labels():
+    parsed, pictures = _pictures(page_with_drawn(plot))
+    assert len(pictures) == 1
+    (picture,) = pictures
+    x0, y0, x1, y1 = picture.bbox
+    assert x0 <= 80 and y0 <= 181 and x1 >= 400 and y1 >= 372  # axes, curve and every tick label
+    assert "0.6" in picture.text and "50" in picture.text  # its labels are the figure's, not the prose's
+    prose = " ".join(s.text for s in parsed.segments)
+    assert "0.6" not in prose and PROSE in prose and "Sau khi lọc máu" in prose
+
+
+def test_a_framed_paragraph_and_a_banner_are_no_figures():
+    for draw in (framed_paragraph, banner):
+        parsed, pictures = _pictures(page_with_drawn(draw))
+        assert pictures == [], draw.__name__
+
+
+def test_corpus_drawn_plots_are_pictures():
+    """jcap's plots (pp. 7-10, 13: curves, axes and tick labels all drawn
+    as outlines — no character of them in the text layer) and the IEEE
+    paper's nine plots on p. 10 (three rows, tick labels as text — before,
+    they were prose and their legends 'formulas'); unstructured's chart on
+    dpr p. 5, whose labels cut a paragraph in two."""
+    _, pictures = _pictures(corpus_path("grobid__0807.3577_jcap_math.pdf").read_bytes())
+    assert [b.page_no for b in pictures] == [7, 8, 8, 9, 10, 13, 13]
+    parsed, pictures = _pictures(corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes())
+    on_10 = [b for b in pictures if b.page_no == 10]
+    assert len(on_10) == 3 and all("iDP" in b.text for b in on_10)
+    assert not [b for b in parsed.blocks if b.page_no == 10 and str(b.kind) == "formula" and "DP Γ" in b.text]
+    parsed, pictures = _pictures(corpus_path("unstructured__multi-column_dpr.pdf").read_bytes())
+    assert [b.page_no for b in pictures] == [5] and "# Train: 1k" in pictures[0].text
+    assert any("BM25 negative passage per question" in s.text and "with a learning rate" in s.text for s in parsed.segments)

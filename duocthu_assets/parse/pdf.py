@@ -427,6 +427,9 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
     rule_blocks = find_rule_blocks(rules, body, settings, body_size, content.graphics, content.bars) if may_hold else None
     rule_seconds = time.perf_counter() - started
     lifted = list(rule_blocks.blocks) if rule_blocks else []
+    if content.figures:  # a drawn figure holds what lies in it: its labels, a legend taken for a formula
+        drawn = [BlockCandidate(BlockKind.PICTURE, BlockShape.PICTURE, box, "drawn") for box in content.figures]
+        lifted = [b for b in lifted if not any(contains_point(f.bbox, *center(b.bbox)) for f in drawn)] + drawn
     remaining = [f for f in body if not any(contains_point(b.bbox, *center(f.bbox), pad=1.0) for b in lifted)]
     remaining = attach_script_fragments(remaining, content.script_hosts)  # scripts MuPDF set apart, back in their prose line
     remaining = join_inline_fractions(remaining, fraction_bars(content))  # a fraction set in a prose line: ``a/b`` in it

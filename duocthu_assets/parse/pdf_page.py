@@ -23,7 +23,7 @@ from typing import NamedTuple
 from .pdf_engine import pymupdf, text_lines
 from .pdf_geometry import BBox
 from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
-from .pdf_pictures import picture_regions
+from .pdf_pictures import drawn_figures, picture_regions, with_figures
 from .pdf_scans import scanned_regions
 from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
@@ -248,6 +248,9 @@ class PageContent:
     # pictures on the page (:func:`.pdf_pictures.picture_regions`): each box, page coordinates;
     # lifted as blocks of kind ``picture`` that lift no words
     pictures: tuple[BBox, ...] = ()
+    # figures drawn in vector graphics (:func:`.pdf_pictures.drawn_figures`), with the pictures
+    # they overlap: lifted as blocks of kind ``picture`` holding the words over them (a plot's labels)
+    figures: tuple[BBox, ...] = ()
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -758,7 +761,15 @@ def is_rtl(fragment: Fragment) -> bool:
     return has_rtl(fragment.text)
 
 
-def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = None, fills: list[Fill] | None = None) -> tuple[list[Rule], list[BBox], int]:
+def read_rules(
+    page,
+    matrix,
+    settings: PdfSettings,
+    bars: list[Rule] | None = None,
+    fills: list[Fill] | None = None,
+    marks: list[BBox] | None = None,
+    strokes: list[BBox] | None = None,
+) -> tuple[list[Rule], list[BBox], int]:
     """Horizontal and vertical segments of the page's vector graphics, the
     boxes of paths drawn with curves or slanted lines (plots, figures), and
     the number of paths. Invisible paths (white fill, zero opacity) and
@@ -768,7 +779,11 @@ def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = No
     and the raster images drawn as thin as a bar, whatever their length;
     ``fills`` the opaque filled rectangles, white ones too, that could
     cover a word (:func:`.pdf_hidden.covered_words`) or be the ground white
-    text is seen on (:func:`.pdf_hidden.pale_words`)."""
+    text is seen on (:func:`.pdf_hidden.pale_words`); ``marks`` the box of
+    every path drawn in a visible colour (a drawn figure's axes, ticks and
+    labels set as outlines: :func:`.pdf_pictures.drawn_figures`), and
+    ``strokes`` the boxes of the graphics that are stroked (a plot's lines,
+    a diagram's arrows — a banner's rounded shape is filled)."""
     rules: list[Rule] = []
     graphics: list[BBox] = []
     paths = page.get_cdrawings()
@@ -793,9 +808,13 @@ def read_rules(page, matrix, settings: PdfSettings, bars: list[Rule] | None = No
         filled = "f" in kind and (path.get("fill_opacity", 1.0) or 0) > 0 and not _is_white(path.get("fill"))
         if not (stroked or filled):
             continue
+        if marks is not None:
+            marks.append(_transform(path["rect"], matrix))
         items = path.get("items", ())
         if any(it[0] == "c" or (it[0] == "l" and abs(it[1][0] - it[2][0]) > 1 and abs(it[1][1] - it[2][1]) > 1) for it in items):
             graphics.append(_transform(path["rect"], matrix))
+            if strokes is not None and stroked:
+                strokes.append(graphics[-1])
         for item in items:
             op = item[0]
             if op == "l":
@@ -901,7 +920,9 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         side = sideways_region(page, side_words, side_matrix, width, height, settings)
     bars: list[Rule] = []
     fills: list[Fill] = []
-    rules, graphics, path_count = read_rules(page, matrix, settings, bars, fills)
+    marks: list[BBox] = []
+    strokes: list[BBox] = []
+    rules, graphics, path_count = read_rules(page, matrix, settings, bars, fills, marks, strokes)
     hidden: list[Word] = []
     if matrix is None and not page.rotation:
         # words an opaque shape drawn after them covers, or drawn in white on white: not on the page (pdf_hidden)
@@ -919,7 +940,10 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     # a page an OCR program has read (text no reader sees) is judged by its OCR layer (pdf.ocr_layer)
     scanned = [] if unseen else scanned_regions(page, words, (lambda box: _transform(box, matrix)) if matrix is not None else None)
     # pictures: on an upright page only (a turned page's boxes are in another frame), not on a page an OCR program read
-    pictures = picture_regions(page, words, [box for box, _ in scanned]) if matrix is None and not page.rotation and not unseen else []
+    pictures: list[BBox] = []
+    figures: list[BBox] = []
+    if matrix is None and not page.rotation and not unseen:
+        pictures, figures = with_figures(picture_regions(page, words, [box for box, _ in scanned]), drawn_figures(strokes, marks, words, width, height))
     return PageContent(
         sideways=side,
         sideways_matrix=side_matrix,
@@ -940,6 +964,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         hidden=tuple(hidden),
         scanned=tuple(scanned),
         pictures=tuple(pictures),
+        figures=tuple(figures),
     )
 
 

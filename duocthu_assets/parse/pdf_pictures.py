@@ -27,6 +27,7 @@ page needs OCR.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from .pdf_geometry import BBox, merge_overlapping
@@ -36,6 +37,15 @@ PICTURE_MIN_FRAC = 0.05  # of the page's area: smaller, a logo, a seal, an autho
 PICTURE_MIN_PIXELS = 10_000  # an image of fewer pixels (a 100 × 100 icon, a bar stretched to a rule) is no picture
 PIECE_MIN_FRAC = 0.002  # an image under this share of the page is not taken as a piece of a larger picture
 TOUCH = 2.0  # points: images this close are pieces of one picture
+FIGURE_MIN_FRAC = 0.03  # of the page: a drawn figure this large (unstructured's dpr p. 5: a chart of 4.8 %, its axis labels text)
+FIGURE_SEED_FRAC = 0.01  # of the page: curves and slanted lines clustered this large may be a drawn figure's plot
+FIGURE_REACH = 10.0  # points: a drawn path this close to a figure is part of it (an axis, a tick, a label set as outlines)
+MARK_MAX_FRAC = 0.25  # of the page: a larger path (a frame around the page's text) is no part of a figure
+# share of a drawn figure's box the boxes of the words over it cover: a chart's tick labels and
+# legend set as text (unstructured's dpr p. 5: 110 characters, 4.2 a 1,000 square points, covering
+# 14 %) are read on it; running text in a frame with rounded corners covers over half of it
+FIGURE_MAX_TEXT_COVER = 0.3
+_TICK = re.compile(r"[-+−]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:e[-+−]?\d+)?%?")  # a tick label: 0.6, 100, -1e-06, 25%
 
 
 def _overlaps(a: BBox, b: BBox) -> bool:
@@ -43,44 +53,134 @@ def _overlaps(a: BBox, b: BBox) -> bool:
 
 
 def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = ()) -> list[BBox]:
-    """Boxes (page coordinates, top to bottom) of the pictures drawn on
-    ``page`` (a PyMuPDF page, upright): its drawn images, pieces within
+    """Boxes (page coordinates, top to bottom) of the pictures on ``page``
+    (a PyMuPDF page, upright): its drawn images, pieces within
     :data:`TOUCH` of each other joined, of :data:`PICTURE_MIN_FRAC` of the
     page or more and under :data:`SCAN_PAGE_MIN_FRAC` of it, with next to
     no text of ``words`` (their middles) over them, none overlapping a
     ``scanned`` region. The drawn images are looked up (MuPDF's
     ``get_image_info``, a pass over the page) only when the page's
     resources hold an image of :data:`PICTURE_MIN_PIXELS` or more."""
-    try:
-        if not any(img[2] * img[3] >= PICTURE_MIN_PIXELS for img in page.get_images()):
-            return []
-        drawn = page.get_image_info()
-    except Exception:  # noqa: BLE001 - a damaged image resource: nothing to say of it here
-        return []
     rect = page.rect
     area = rect.width * rect.height
-    if area <= 0:
-        return []
+    out: list[BBox] = []
+    try:
+        images = [] if area <= 0 or not any(img[2] * img[3] >= PICTURE_MIN_PIXELS for img in page.get_images()) else page.get_image_info()
+    except Exception:  # noqa: BLE001 - a damaged image resource: nothing to say of it here
+        images = []
     pieces: list[BBox] = []
-    for info in drawn:
+    for info in images:
         if info.get("width", 0) * info.get("height", 0) < PICTURE_MIN_PIXELS:
             continue
         x0, y0, x1, y1 = info["bbox"]
         box = (max(x0, rect.x0), max(y0, rect.y0), min(x1, rect.x1), min(y1, rect.y1))
         if box[2] <= box[0] or box[3] <= box[1]:
             continue
-        if (box[2] - box[0]) * (box[3] - box[1]) >= PIECE_MIN_FRAC * area:
+        if _size(box) >= PIECE_MIN_FRAC * area:
             pieces.append(box)
-    out: list[BBox] = []
     for box in merge_overlapping(pieces, TOUCH, TOUCH):
-        size = (box[2] - box[0]) * (box[3] - box[1])
-        if not PICTURE_MIN_FRAC * area <= size < SCAN_PAGE_MIN_FRAC * area:
+        if not PICTURE_MIN_FRAC * area <= _size(box) < SCAN_PAGE_MIN_FRAC * area:
             continue
         if any(_overlaps(box, s) for s in scanned):
             continue
-        over = sum(len(w.source) for w in words if box[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= box[2] and box[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= box[3])
-        if over * 1000 <= SCAN_REGION_MAX_TEXT_DENSITY * size:
-            out.append(tuple(round(v, 2) for v in box))
+        if _chars_over(words, box) * 1000 <= SCAN_REGION_MAX_TEXT_DENSITY * _size(box):
+            out.append(box)
+    return [_rounded(box) for box in out]
+
+
+def _rounded(box: BBox) -> BBox:
+    return (round(box[0], 2), round(box[1], 2), round(box[2], 2), round(box[3], 2))
+
+
+def with_figures(pictures: Sequence[BBox], figures: Sequence[BBox]) -> tuple[list[BBox], list[BBox]]:
+    """``pictures`` and drawn ``figures`` with each picture a figure
+    overlaps made part of it (a figure of images and drawn arrows is one):
+    the pictures left, and the figures."""
+    figures = list(figures)
+    left: list[BBox] = []
+    for pic in pictures:
+        hit = [k for k, f in enumerate(figures) if _overlaps(pic, f)]
+        if not hit:
+            left.append(pic)
+            continue
+        k = hit[0]
+        f = figures[k]
+        figures[k] = (min(f[0], pic[0]), min(f[1], pic[1]), max(f[2], pic[2]), max(f[3], pic[3]))
+    return left, [_rounded(f) for f in merge_overlapping(figures, 0.0, 0.0)]
+
+
+def _size(box: BBox) -> float:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def _chars_over(words: Sequence, box: BBox) -> int:
+    return sum(len(w.source) for w in words if box[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= box[2] and box[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= box[3])
+
+
+def _text_cover(words: Sequence, box: BBox) -> float:
+    """Square points of ``box`` the words whose middles lie in it cover."""
+    total = 0.0
+    for w in words:
+        if box[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= box[2] and box[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= box[3]:
+            total += _size((max(w.bbox[0], box[0]), max(w.bbox[1], box[1]), min(w.bbox[2], box[2]), min(w.bbox[3], box[3])))
+    return total
+
+
+def _near(a: BBox, b: BBox, reach: float) -> bool:
+    return a[0] - reach <= b[2] and b[0] - reach <= a[2] and a[1] - reach <= b[3] and b[1] - reach <= a[3]
+
+
+def drawn_figures(strokes: Sequence[BBox], marks: Sequence[BBox], words: Sequence, width: float, height: float) -> list[BBox]:
+    """Figures drawn in vector graphics: a cluster of stroked curves and
+    slanted lines (``strokes``: a plot's lines, a diagram's arrows; a
+    banner's filled shape is none) of
+    :data:`FIGURE_SEED_FRAC` of the page or more, grown by every drawn path
+    (``marks``) within :data:`FIGURE_REACH` of it — its axes, ticks, and
+    labels set as outlines (jcap's plots: no character of them in the text
+    layer) — kept when it covers :data:`PICTURE_MIN_FRAC` of the page or
+    more, under :data:`SCAN_PAGE_MIN_FRAC`, with words covering at most
+    :data:`FIGURE_MAX_TEXT_COVER` of it (a chart's legend and tick labels
+    set as text are read, and stay in the prose; a frame of running text
+    with rounded corners is no figure). Pure."""
+    area = width * height
+    if area <= 0 or not strokes:
+        return []
+    grown = [box for box in merge_overlapping(strokes, 6.0, 6.0) if _size(box) >= FIGURE_SEED_FRAC * area]
+    if not grown:
+        return []
+    pending = [m for m in marks if _size(m) <= MARK_MAX_FRAC * area]
+    changed = True
+    while changed and pending:
+        changed = False
+        rest: list[BBox] = []
+        for m in pending:
+            for k, box in enumerate(grown):
+                if _near(m, box, FIGURE_REACH):
+                    grown[k] = (min(box[0], m[0]), min(box[1], m[1]), max(box[2], m[2]), max(box[3], m[3]))
+                    changed = True
+                    break
+            else:
+                rest.append(m)
+        pending = rest
+    numbers = [w.bbox for w in words if _TICK.fullmatch(w.source)]
+    changed = True
+    while changed and numbers:  # its tick labels set as text: a number within reach, then the next
+        changed = False
+        rest = []
+        for n in numbers:
+            for k, box in enumerate(grown):
+                if _near(n, box, FIGURE_REACH):
+                    grown[k] = (min(box[0], n[0]), min(box[1], n[1]), max(box[2], n[2]), max(box[3], n[3]))
+                    changed = True
+                    break
+            else:
+                rest.append(n)
+        numbers = rest
+    out: list[BBox] = []
+    for box in merge_overlapping(grown, 0.0, 0.0):
+        size = _size(box)
+        if FIGURE_MIN_FRAC * area <= size < SCAN_PAGE_MIN_FRAC * area and _text_cover(words, box) <= FIGURE_MAX_TEXT_COVER * size:
+            out.append(box)
     return out
 
 
