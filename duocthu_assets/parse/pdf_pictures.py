@@ -2,27 +2,29 @@
 reads, kept as a lifted block so the chunk beside it says so.
 
 A chart's values, a screenshot of a dialog or of a table, a diagram's
-labels drawn into its image, a photograph: none is in the text layer, so
-none reached any chunk, and nothing said a picture had been there
-(redp5110 p. 14-15: screenshots of schema lists and an index advisor's
-table; papermage p. 6: a bar chart whose percentages are only drawn). Each
-such image is now a block of kind ``picture``: its crop is rendered, its
-descriptor chunk names it, and the prose chunk it sits in carries the
-attachment (``has_quarantined_content``), as a lifted table's does. Text
-set over a picture is left where it is, in the prose: a picture block
-lifts no words.
+labels drawn into its image, a photograph, a plot drawn in vector graphics
+with its labels set as outlines: none is in the text layer, so none
+reached any chunk, and nothing said a picture had been there (redp5110
+pp. 14-15: screenshots of schema lists and an index advisor's table;
+papermage p. 5: a bar chart whose percentages are only drawn; jcap pp.
+7-13: seven plots, not one character of them in the text). Each is now a
+block of kind ``picture``: its crop is rendered, its descriptor chunk
+names it, and the prose chunk it is read in carries the attachment
+(``has_quarantined_content``), as a lifted table's does.
 
-    picture_regions   the drawn images of a page, touching ones made one,
-                      those large enough and with next to no text over them
+    picture_regions   the images of a page, touching ones made one, those
+                      large enough and with next to no text over them
+    drawn_figures     clusters of stroked curves grown by the paths and
+                      tick labels around them, with little text over them
+    with_figures      an image a drawn figure overlaps made part of it
+    reading_position  where among a page's items an image's block is read
 
-A picture is an image drawn over :data:`PICTURE_MIN_FRAC` of the page or
-more (images touching each other count as one: a diagram drawn in
-pieces), under :data:`.pdf_scans.SCAN_PAGE_MIN_FRAC` of it (a page's
-background or scan: judged by the OCR tests), with text over it no denser
-than :data:`.pdf_scans.SCAN_REGION_MAX_TEXT_DENSITY` (denser, it is a
-background the text is read on: a shaded box, a page's backdrop). A
-scanned region (:func:`.pdf_scans.scanned_regions`) is no picture: its
-page needs OCR.
+An image (:func:`picture_regions`) lifts no words: text set over it (a
+cover's names, a caption) stays in the prose. A drawn figure
+(:func:`drawn_figures`) is lifted as a table is and holds the words over it
+(tick labels, a legend: read as prose they were lines of numbers between
+a paragraph's halves). A scanned region (:func:`.pdf_scans.scanned_regions`)
+is no picture: its page needs OCR.
 """
 
 from __future__ import annotations
@@ -55,9 +57,12 @@ def _overlaps(a: BBox, b: BBox) -> bool:
 def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = ()) -> list[BBox]:
     """Boxes (page coordinates, top to bottom) of the pictures on ``page``
     (a PyMuPDF page, upright): its drawn images, pieces within
-    :data:`TOUCH` of each other joined, of :data:`PICTURE_MIN_FRAC` of the
-    page or more and under :data:`SCAN_PAGE_MIN_FRAC` of it, with next to
-    no text of ``words`` (their middles) over them, none overlapping a
+    :data:`TOUCH` of each other joined (a diagram drawn in strips), of
+    :data:`PICTURE_MIN_FRAC` of the page or more and under
+    :data:`SCAN_PAGE_MIN_FRAC` of it (a page's background or scan: judged by
+    the OCR tests), with text of ``words`` (their middles) over them no
+    denser than :data:`SCAN_REGION_MAX_TEXT_DENSITY` (denser, it is a
+    background the text is read on: a shaded box), none overlapping a
     ``scanned`` region. The drawn images are looked up (MuPDF's
     ``get_image_info``, a pass over the page) only when the page's
     resources hold an image of :data:`PICTURE_MIN_PIXELS` or more."""
