@@ -161,3 +161,35 @@ def text_lines(page_dict: dict):
         block_no += 1
         for line_no, line in enumerate(block["lines"]):
             yield (block_no, line_no), line
+
+
+class PageImages:
+    """A page's images, each read once for every finder that asks: the
+    images its resources list (``get_images``: ``(xref, smask, width,
+    height, bpc, …)``, 0.05 ms) and, on first use, where each is drawn
+    (``get_image_info``: a pass over the page's content). The OCR-layer,
+    fraction-bar, scanned-region and picture finders read them
+    (``pdf_hidden``, ``pdf_page``, ``pdf_scans``, ``pdf_pictures``). A
+    damaged image resource reads as none: the page's text was read, and
+    there is nothing to say of an image that cannot be read."""
+
+    def __init__(self, page) -> None:
+        self._page = page
+        try:
+            self.listed = page.get_images()
+        except Exception:  # noqa: BLE001 - see the class docstring
+            self.listed = []
+        self._drawn: list[dict] | None = None
+
+    def any(self, test) -> bool:
+        """Whether the resources list an image ``test`` accepts."""
+        return any(test(image) for image in self.listed)
+
+    def drawn(self) -> list[dict]:
+        """``get_image_info()``: each image drawn, with its ``bbox``, ``width``, ``height``, ``bpc``."""
+        if self._drawn is None:
+            try:
+                self._drawn = self._page.get_image_info()
+            except Exception:  # noqa: BLE001 - see the class docstring
+                self._drawn = []
+        return self._drawn

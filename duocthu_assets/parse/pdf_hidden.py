@@ -26,7 +26,7 @@ import bisect
 import math
 from typing import Callable, NamedTuple, Sequence
 
-from .pdf_engine import pymupdf
+from .pdf_engine import PageImages, pymupdf
 from .pdf_geometry import BBox
 
 # the parse warning that counts them, which no_pages_need_ocr repeats
@@ -54,7 +54,7 @@ def invisible_chars(page_dict: dict) -> int:
 SCAN_MIN_PIXELS = 500_000  # an image this many pixels or more may be a scan of the page (an A4 page at 100 dpi: 967,000)
 
 
-def text_under_image(page) -> float:
+def text_under_image(page, images: PageImages | None = None) -> float:
     """The share of a page's drawn text (by area) that an image covering at
     least half the page is drawn over: a scan laid over an OCR program's
     reading of it (ABBYY FineReader's "text under the page image"), text
@@ -63,11 +63,8 @@ def text_under_image(page) -> float:
     on a page whose resources hold an image of a scan's size
     (:data:`SCAN_MIN_PIXELS`)."""
     area = page.rect.width * page.rect.height
-    try:
-        scan = area > 0 and any(image[2] * image[3] >= SCAN_MIN_PIXELS for image in page.get_images())
-    except Exception:  # noqa: BLE001 - a damaged image resource: the page's text was read; nothing to say of it
-        scan = False
-    if not scan:
+    images = images or PageImages(page)
+    if area <= 0 or not images.any(lambda image: image[2] * image[3] >= SCAN_MIN_PIXELS):
         return 0.0
     texts: list = []
     under: set[int] = set()

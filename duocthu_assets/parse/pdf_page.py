@@ -20,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .pdf_engine import pymupdf, text_lines
+from .pdf_engine import PageImages, pymupdf, text_lines
 from .pdf_geometry import BBox
 from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
 from .pdf_pictures import drawn_figures, picture_regions, with_figures
@@ -769,6 +769,7 @@ def read_rules(
     fills: list[Fill] | None = None,
     marks: list[BBox] | None = None,
     strokes: list[BBox] | None = None,
+    images: PageImages | None = None,
 ) -> tuple[list[Rule], list[BBox], int]:
     """Horizontal and vertical segments of the page's vector graphics, the
     boxes of paths drawn with curves or slanted lines (plots, figures), and
@@ -838,7 +839,7 @@ def read_rules(
                     x0, y0, x1, y1 = box
                     for edge in ((x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1), (x1, y0, x1, y1)):
                         _add_segment(rules, edge, thick, settings.rule_min_length, bars)
-    if bars is not None and any(min(img[2], img[3]) <= BAR_IMAGE_MAX_PX for img in page.get_images()):
+    if bars is not None and (images or PageImages(page)).any(lambda img: min(img[2], img[3]) <= BAR_IMAGE_MAX_PX):
         # a raster image of a pixel or two drawn as thin as a bar is one: TeX drivers draw fraction
         # bars so (jcap's 1x1 image, stretched). Bars only, never rules: aaai draws its tables'
         # rules as 1-pixel inline images, and the table finders, tuned on drawn rules, would cut
@@ -922,7 +923,8 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     fills: list[Fill] = []
     marks: list[BBox] = []
     strokes: list[BBox] = []
-    rules, graphics, path_count = read_rules(page, matrix, settings, bars, fills, marks, strokes)
+    images = PageImages(page)  # listed once, drawn looked up once, for every finder below
+    rules, graphics, path_count = read_rules(page, matrix, settings, bars, fills, marks, strokes, images)
     hidden: list[Word] = []
     if matrix is None and not page.rotation:
         # words an opaque shape drawn after them covers, or drawn in white on white: not on the page (pdf_hidden)
@@ -936,14 +938,14 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
     unseen = invisible_chars(page_dict)
     if char_count > unseen:  # of the drawn text, what lies under a scan of the page
-        unseen += round(text_under_image(page) * (char_count - unseen))
+        unseen += round(text_under_image(page, images) * (char_count - unseen))
     # a page an OCR program has read (text no reader sees) is judged by its OCR layer (pdf.ocr_layer)
-    scanned = [] if unseen else scanned_regions(page, words, (lambda box: _transform(box, matrix)) if matrix is not None else None)
+    scanned = [] if unseen else scanned_regions(page, words, (lambda box: _transform(box, matrix)) if matrix is not None else None, images)
     # pictures: on an upright page only (a turned page's boxes are in another frame), not on a page an OCR program read
     pictures: list[BBox] = []
     figures: list[BBox] = []
     if matrix is None and not page.rotation and not unseen:
-        pictures, figures = with_figures(picture_regions(page, words, [box for box, _ in scanned]), drawn_figures(strokes, marks, words, width, height))
+        pictures, figures = with_figures(picture_regions(page, words, [box for box, _ in scanned], images), drawn_figures(strokes, marks, words, width, height))
     return PageContent(
         sideways=side,
         sideways_matrix=side_matrix,

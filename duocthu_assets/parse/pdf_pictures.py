@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from .pdf_engine import PageImages
 from .pdf_geometry import BBox, merge_overlapping
 from .pdf_scans import SCAN_PAGE_MIN_FRAC, SCAN_REGION_MAX_TEXT_DENSITY
 
@@ -54,7 +55,7 @@ def _overlaps(a: BBox, b: BBox) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = ()) -> list[BBox]:
+def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images: PageImages | None = None) -> list[BBox]:
     """Boxes (page coordinates, top to bottom) of the pictures on ``page``
     (a PyMuPDF page, upright): its drawn images, pieces within
     :data:`TOUCH` of each other joined (a diagram drawn in strips), of
@@ -69,12 +70,10 @@ def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = ()) -> list
     rect = page.rect
     area = rect.width * rect.height
     out: list[BBox] = []
-    try:
-        images = [] if area <= 0 or not any(img[2] * img[3] >= PICTURE_MIN_PIXELS for img in page.get_images()) else page.get_image_info()
-    except Exception:  # noqa: BLE001 - a damaged image resource: nothing to say of it here
-        images = []
+    images = images or PageImages(page)
+    drawn = images.drawn() if area > 0 and images.any(lambda img: img[2] * img[3] >= PICTURE_MIN_PIXELS) else []
     pieces: list[BBox] = []
-    for info in images:
+    for info in drawn:
         if info.get("width", 0) * info.get("height", 0) < PICTURE_MIN_PIXELS:
             continue
         x0, y0, x1, y1 = info["bbox"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .pdf_engine import PageImages
 from .pdf_geometry import BBox
 from .pdf_hidden import SCAN_MIN_PIXELS
 
@@ -28,7 +29,7 @@ SCAN_PAGE_MIN_FRAC = 0.9
 SCAN_REGION_MAX_TEXT_DENSITY = 1.0
 
 
-def scanned_regions(page, words: Sequence, transform=None) -> list[tuple[BBox, float]]:
+def scanned_regions(page, words: Sequence, transform=None, images: PageImages | None = None) -> list[tuple[BBox, float]]:
     """Boxes (page coordinates) of the bilevel images drawn over
     :data:`SCAN_REGION_MIN_FRAC` of ``page`` or more, and of the images of
     a scan's size drawn over the whole page (:data:`SCAN_PAGE_MIN_FRAC`,
@@ -37,15 +38,10 @@ def scanned_regions(page, words: Sequence, transform=None) -> list[tuple[BBox, f
     each with the share of the page it covers. The drawn images are looked
     up (MuPDF's ``get_image_info``, a pass over the page) only when the
     page's resources hold an image that could be one."""
-    try:
-        if not any(
-            (img[4] == 1 and img[2] * img[3] >= SCAN_REGION_MIN_PIXELS) or img[2] * img[3] >= SCAN_MIN_PIXELS
-            for img in page.get_images()
-        ):
-            return []
-        drawn = page.get_image_info()
-    except Exception:  # noqa: BLE001 - a damaged image resource: nothing to say of it here
+    images = images or PageImages(page)
+    if not images.any(lambda img: (img[4] == 1 and img[2] * img[3] >= SCAN_REGION_MIN_PIXELS) or img[2] * img[3] >= SCAN_MIN_PIXELS):
         return []
+    drawn = images.drawn()
     area = page.rect.width * page.rect.height
     out: list[tuple[BBox, float]] = []
     for info in drawn:
