@@ -90,7 +90,28 @@ def test_pieces_of_one_picture_are_one():
         page.insert_image(pymupdf.Rect(72, 200 + 40 * k, 372, 240 + 40 * k), stream=png, keep_proportion=False)
     data = doc.tobytes()
     with pymupdf.open(stream=data) as d:
-        assert picture_regions(d[0], []) == [(72.0, 200.0, 372.0, 320.0)]
+        assert [p.bbox for p in picture_regions(d[0], [])] == [(72.0, 200.0, 372.0, 320.0)]
+
+
+def test_an_image_drawn_on_every_page_is_decoration():
+    """A letterhead banner drawn on each page (one image, drawn three
+    times) is no picture; a chart on p. 2 is, and so is another chart set
+    at the same place on p. 3 (an image of its own)."""
+    font = _font()
+    doc = pymupdf.open()
+    banner = None
+    for n in range(3):
+        page = doc.new_page()
+        box = pymupdf.Rect(36, 20, 576, 90)  # 8 % of the page
+        banner = page.insert_image(box, stream=screenshot_of_a_table(), keep_proportion=False) if banner is None else page.insert_image(box, xref=banner, keep_proportion=False)
+        for k in range(3):
+            page.insert_text((72, 120 + 16 * k), PROSE, **font)
+        if n:
+            chart = pymupdf.open()
+            chart.new_page(width=300, height=90).insert_text((10, 40 + 10 * n), f"chart {n}", fontsize=20)
+            page.insert_image(pymupdf.Rect(72, 200, 402, 290), stream=chart[0].get_pixmap(dpi=150).tobytes("png"), keep_proportion=False)
+    _, pictures = _pictures(doc.tobytes())
+    assert [(b.page_no, b.bbox) for b in pictures] == [(2, (72.0, 200.0, 402.0, 290.0)), (3, (72.0, 200.0, 402.0, 290.0))]
 
 
 def test_reading_position():

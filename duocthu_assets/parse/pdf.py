@@ -37,7 +37,7 @@ from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, spli
 from .pdf_fractions import fraction_bars, join_inline_fractions
 from .pdf_grids import cut_at_rules
 from .pdf_hidden import INVISIBLE_TEXT, UNSHOWN_TEXT
-from .pdf_pictures import reading_position
+from .pdf_pictures import reading_position, repeated_images
 from .pdf_scans import SCANNED_REGION
 from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
 from .pdf_rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
@@ -63,7 +63,7 @@ class PageLayout:
     sideways_leaves: frozenset[int] = frozenset()  # ids of those leaves
     sideways_back: object = None
     sideways_items: frozenset[int] = frozenset()  # ids of the items made from them
-    pictures: tuple[BBox, ...] = ()  # PageContent.pictures: placed among the items by with_paragraphs
+    pictures: tuple[BBox, ...] = ()  # PageContent.pictures' boxes: placed among the items by with_paragraphs
 
 
 def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None, stats: dict | None = None) -> ParsedDocument:
@@ -127,6 +127,9 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             "damaged PDF: it had to be repaired (truncated or corrupt) and no page has any text or image left "
             "— download or export the file again"
         )
+    decoration = repeated_images([p.pictures for p in pages])
+    if decoration:  # an image drawn on several pages (a letterhead, a banner) is the pages' decoration
+        pages = [dataclasses.replace(p, pictures=tuple(x for x in p.pictures if not (x.images and x.images <= decoration))) for p in pages]
     read_seconds = time.perf_counter() - clock
     body_size = body_font_size(pages)
     furniture = detect_furniture(pages, ps, body_size, own_labels)
@@ -461,7 +464,7 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
         across=tuple(across),
         rule_scan=rule_blocks is not None,
         rule_seconds=rule_seconds,
-        pictures=content.pictures,
+        pictures=tuple(p.bbox for p in content.pictures),
     )
     if content.sideways is not None and content.sideways.words:
         layout = with_sideways(layout, content, settings, body_size)

@@ -23,7 +23,7 @@ from typing import NamedTuple
 from .pdf_engine import PageImages, pymupdf, text_lines
 from .pdf_geometry import BBox
 from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
-from .pdf_pictures import drawn_figures, picture_regions, with_figures
+from .pdf_pictures import Picture, drawn_figures, picture_regions, with_figures
 from .pdf_scans import scanned_regions
 from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
@@ -245,9 +245,9 @@ class PageContent:
     # scanned pictures with no text over them (:func:`.pdf_scans.scanned_regions`): each box
     # (page coordinates) and the share of the page it covers; the page needs OCR
     scanned: tuple[tuple[BBox, float], ...] = ()
-    # pictures on the page (:func:`.pdf_pictures.picture_regions`): each box, page coordinates;
-    # lifted as blocks of kind ``picture`` that lift no words
-    pictures: tuple[BBox, ...] = ()
+    # pictures on the page (:func:`.pdf_pictures.picture_regions`): each box, page coordinates, and
+    # the images it is drawn from; lifted as blocks of kind ``picture`` that lift no words
+    pictures: tuple[Picture, ...] = ()
     # figures drawn in vector graphics (:func:`.pdf_pictures.drawn_figures`), with the pictures
     # they overlap: lifted as blocks of kind ``picture`` holding the words over them (a plot's labels)
     figures: tuple[BBox, ...] = ()
@@ -942,7 +942,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     # a page an OCR program has read (text no reader sees) is judged by its OCR layer (pdf.ocr_layer)
     scanned = [] if unseen else scanned_regions(page, words, (lambda box: _transform(box, matrix)) if matrix is not None else None, images)
     # pictures: on an upright page only (a turned page's boxes are in another frame), not on a page an OCR program read
-    pictures: list[BBox] = []
+    pictures: list[Picture] = []
     figures: list[BBox] = []
     if matrix is None and not page.rotation and not unseen:
         pictures, figures = with_figures(picture_regions(page, words, [box for box, _ in scanned], images), drawn_figures(strokes, marks, words, width, height))

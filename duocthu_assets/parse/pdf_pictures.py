@@ -14,6 +14,7 @@ names it, and the prose chunk it is read in carries the attachment
 
     picture_regions   the images of a page, touching ones made one, those
                       large enough and with next to no text over them
+    repeated_images   images drawn on two pages or more: decoration
     drawn_figures     clusters of stroked curves grown by the paths and
                       tick labels around them, with little text over them
     with_figures      an image a drawn figure overlaps made part of it
@@ -30,7 +31,7 @@ is no picture: its page needs OCR.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from .pdf_engine import PageImages
 from .pdf_geometry import BBox, merge_overlapping
@@ -55,9 +56,18 @@ def _overlaps(a: BBox, b: BBox) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images: PageImages | None = None) -> list[BBox]:
-    """Boxes (page coordinates, top to bottom) of the pictures on ``page``
-    (a PyMuPDF page, upright): its drawn images, pieces within
+class Picture(NamedTuple):
+    """An image's picture on a page: its box, and the images (their xrefs)
+    it is drawn from, where the page's resources name them unambiguously
+    (:func:`repeated_images`)."""
+
+    bbox: BBox
+    images: frozenset[int] = frozenset()
+
+
+def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images: PageImages | None = None) -> list[Picture]:
+    """The pictures on ``page`` (a PyMuPDF page, upright; boxes in page
+    coordinates, top to bottom): its drawn images, pieces within
     :data:`TOUCH` of each other joined (a diagram drawn in strips), of
     :data:`PICTURE_MIN_FRAC` of the page or more and under
     :data:`SCAN_PAGE_MIN_FRAC` of it (a page's background or scan: judged by
@@ -69,10 +79,14 @@ def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images:
     resources hold an image of :data:`PICTURE_MIN_PIXELS` or more."""
     rect = page.rect
     area = rect.width * rect.height
-    out: list[BBox] = []
+    out: list[Picture] = []
     images = images or PageImages(page)
     drawn = images.drawn() if area > 0 and images.any(lambda img: img[2] * img[3] >= PICTURE_MIN_PIXELS) else []
-    pieces: list[BBox] = []
+    # an image drawn is known by its size in pixels and bits: its xref when one listed image has them
+    by_size: dict[tuple, list[int]] = {}
+    for img in images.listed:
+        by_size.setdefault((img[2], img[3], img[4]), []).append(img[0])
+    pieces: list[tuple[BBox, int]] = []
     for info in drawn:
         if info.get("width", 0) * info.get("height", 0) < PICTURE_MIN_PIXELS:
             continue
@@ -81,35 +95,51 @@ def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images:
         if box[2] <= box[0] or box[3] <= box[1]:
             continue
         if _size(box) >= PIECE_MIN_FRAC * area:
-            pieces.append(box)
-    for box in merge_overlapping(pieces, TOUCH, TOUCH):
+            xrefs = by_size.get((info.get("width"), info.get("height"), info.get("bpc")), [])
+            pieces.append((box, xrefs[0] if len(xrefs) == 1 else 0))
+    for box in merge_overlapping([b for b, _ in pieces], TOUCH, TOUCH):
         if not PICTURE_MIN_FRAC * area <= _size(box) < SCAN_PAGE_MIN_FRAC * area:
             continue
         if any(_overlaps(box, s) for s in scanned):
             continue
         if _chars_over(words, box) * 1000 <= SCAN_REGION_MAX_TEXT_DENSITY * _size(box):
-            out.append(box)
-    return [_rounded(box) for box in out]
+            inside = [x for b, x in pieces if _overlaps(b, box)]
+            out.append(Picture(_rounded(box), frozenset(inside) if all(inside) else frozenset()))
+    return out
+
+
+def repeated_images(pictures: Sequence[Sequence[Picture]]) -> frozenset[int]:
+    """The images (xrefs) pictures are drawn from on two pages or more of a
+    document (``pictures``: each page's): a letterhead, a banner, a logo
+    drawn large — the page's decoration, not its content (a report's
+    charts are images of their own, even where two are set at the same
+    place on two pages). Pure."""
+    pages: dict[int, set[int]] = {}
+    for k, page in enumerate(pictures):
+        for picture in page:
+            for xref in picture.images:
+                pages.setdefault(xref, set()).add(k)
+    return frozenset(x for x, seen in pages.items() if len(seen) >= 2)
 
 
 def _rounded(box: BBox) -> BBox:
     return (round(box[0], 2), round(box[1], 2), round(box[2], 2), round(box[3], 2))
 
 
-def with_figures(pictures: Sequence[BBox], figures: Sequence[BBox]) -> tuple[list[BBox], list[BBox]]:
+def with_figures(pictures: Sequence[Picture], figures: Sequence[BBox]) -> tuple[list[Picture], list[BBox]]:
     """``pictures`` and drawn ``figures`` with each picture a figure
     overlaps made part of it (a figure of images and drawn arrows is one):
     the pictures left, and the figures."""
     figures = list(figures)
-    left: list[BBox] = []
+    left: list[Picture] = []
     for pic in pictures:
-        hit = [k for k, f in enumerate(figures) if _overlaps(pic, f)]
+        hit = [k for k, f in enumerate(figures) if _overlaps(pic.bbox, f)]
         if not hit:
             left.append(pic)
             continue
         k = hit[0]
-        f = figures[k]
-        figures[k] = (min(f[0], pic[0]), min(f[1], pic[1]), max(f[2], pic[2]), max(f[3], pic[3]))
+        f, b = figures[k], pic.bbox
+        figures[k] = (min(f[0], b[0]), min(f[1], b[1]), max(f[2], b[2]), max(f[3], b[3]))
     return left, [_rounded(f) for f in merge_overlapping(figures, 0.0, 0.0)]
 
 
