@@ -58,7 +58,9 @@ def crops_complete(data: bytes, blocks, margin: float) -> tuple[int, int]:
             if abs(content.width - page.rect.width) > 1:
                 continue  # text set sideways: the crop is turned to read (tests/test_pdf_crops.py covers it)
             shown = pymupdf.Rect(crop_box(b.bbox, margin)) & page.rect
-            words = [w for f in content.fragments if contains_point(b.bbox, *center(f.bbox), pad=1.0) for w in f.words]
+            # a picture of an image lifts no words (text set over it stays in the prose): nothing of it to cut
+            lifts = b.kind is not BlockKind.PICTURE or bool(b.text)
+            words = [w for f in content.fragments if lifts and contains_point(b.bbox, *center(f.bbox), pad=1.0) for w in f.words]
             total += 1
             ok += all(shown.x0 - 0.01 <= w.bbox[0] and w.bbox[2] <= shown.x1 + 0.01 and shown.y0 - 0.01 <= w.bbox[1] and w.bbox[3] <= shown.y1 + 0.01 for w in words)
     finally:
@@ -183,6 +185,7 @@ def audit(path: Path) -> dict | None:
         "pages": parsed.page_count,
         "tables": len(tables),
         "formulas": sum(1 for b in parsed.blocks if b.kind is BlockKind.FORMULA),
+        "pictures": sum(1 for b in parsed.blocks if b.kind is BlockKind.PICTURE),
         "table_rows_in_prose": len(rows),
         "formula_cell_lines_outside": len(cells),
         "leaks": [f"p{l.page_no} {l.what}: {l.text[:70]}" for l in found.leaks][:8],
@@ -206,16 +209,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = args.names or sorted(p.name for p in CORPUS.glob("*.pdf"))
     out = {}
-    print("| file | pages | tables | formulas | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete | unmapped glyphs left out / shown in prose | lines of math that lost a glyph, outside blocks | prose segments misencoded (mojibake, legacy Vietnamese) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| file | pages | tables | formulas | pictures | table rows in prose | formula cell lines outside | prose lines (words) in tables | prose lines in formulas | prose segments with flattened math | stacked pairs left in prose | inline scripts marked, prose / blocks | crops complete | unmapped glyphs left out / shown in prose | lines of math that lost a glyph, outside blocks | prose segments misencoded (mojibake, legacy Vietnamese) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         row = audit(CORPUS / name)
         if row is None:
             continue
         out[name] = row
-        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['prose_lines_in_formulas']} | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} | {row['glyphs_left_out']} / {row['glyphs_shown']} | {row['lost_glyph_math_lines_outside']} | {row['misencoded_segments']} |")
+        print(f"| {name} | {row['pages']} | {row['tables']} | {row['formulas']} | {row['pictures']} | {row['table_rows_in_prose']} | {row['formula_cell_lines_outside']} | {row['prose_lines_in_tables']} ({row['prose_words_in_tables']}) | {row['prose_lines_in_formulas']} | {row['flattened_math_segments']} | {row['stacked_pairs_in_prose']} | {row['inline_scripts_in_prose']} / {row['inline_scripts_in_blocks']} | {row['crops_complete']} | {row['glyphs_left_out']} / {row['glyphs_shown']} | {row['lost_glyph_math_lines_outside']} | {row['misencoded_segments']} |")
         if row["icdar_regions_complete"]:
-            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | | | | | |")
+            print(f"|  ICDAR regions complete (one block holds all their words): {row['icdar_regions_complete']} | | | | | | | | | | | | | | | |")
         if args.v:
             for k in ("leaks", "prose_in", "prose_in_formulas", "math", "stacked", "lost_math", "misencoded"):
                 for line in row[k]:
