@@ -278,3 +278,24 @@ def test_hidden_rows_and_columns_are_read_and_named():
     assert "sheet 'Danh mục': 1 row(s) (3) and 1 column(s) (C) hidden in Excel (hidden or filtered out); their content is included" in doc.warnings
     plain = parse_bytes(xlsx_bytes(lambda wb: wb.active.append(["Thuốc", "Liều"])), Format.XLSX)
     assert not any("hidden in Excel" in w for w in plain.warnings)
+
+
+def test_cell_comments_are_named():
+    """A note on a cell (a reviewer's ``giảm liều khi Clcr < 30`` on a dose)
+    is not the cell's value and is not read; the warning counts them and
+    quotes the first, as the PDF parse does for annotations' comments."""
+    from openpyxl.comments import Comment
+
+    def build(wb):
+        ws = wb.active
+        ws.title = "Liều"
+        for row in (["Thuốc", "Liều"], ["Amoxicillin", "500 mg"], ["Cefuroxim", "250 mg"]):
+            ws.append(row)
+        ws["B3"].comment = Comment("Dược sĩ An: giảm liều khi Clcr < 30", "Dược sĩ An")
+        ws["A2"].comment = Comment("kiểm tra lại", "B")
+
+    doc = parse_bytes(xlsx_bytes(build), Format.XLSX)
+    assert any("250 mg" in r for r in rows_of(doc))
+    assert "sheet 'Liều': 2 cell comment(s) not read (a note on a cell is not its value; a reader sees it on hovering), the first on A2: 'kiểm tra lại'" in doc.warnings, doc.warnings
+    plain = parse_bytes(xlsx_bytes(lambda wb: wb.active.append(["Thuốc", "Liều"])), Format.XLSX)
+    assert not any("cell comment" in w for w in plain.warnings)

@@ -171,12 +171,32 @@ def hidden_rows_and_columns(ws, row_numbers: list[int | None], col_numbers: list
     return " and ".join(said)
 
 
+def cell_comments(ws) -> list[tuple[str, str]]:
+    """The notes set on a sheet's cells (``A1``, the note's text, its
+    author's name line dropped), in reading order: a reviewer's
+    ``giảm liều khi Clcr < 30`` on a dose cell is no cell value and was
+    dropped with nothing said. (Excel writes a threaded comment's text as
+    a note too, for older readers.)"""
+    out: list[tuple[str, str]] = []
+    for row in ws.iter_rows():
+        for cell in row:
+            comment = cell.comment
+            if comment is not None and comment.text and comment.text.strip():
+                text = comment.text.strip()
+                author = (comment.author or "").strip()
+                if author and text.startswith(author + ":"):
+                    text = text[len(author) + 1 :].strip()
+                out.append((cell.coordinate, " ".join(text.split())))
+    return out
+
+
 def parse(data: bytes, settings: Settings) -> ParsedDocument:
     """Given an XLSX package, return one entry per non-empty sheet."""
     import openpyxl
 
     with open_package(data, settings) as zf:
         names = zf.namelist()
+        has_comments = any(n.startswith("xl/comments") or n.startswith("xl/threadedComments/") for n in names)
         has_formulas = any(
             _FORMULA_TAG.search(zf.read(n)) for n in names if n.startswith("xl/worksheets/") and n.endswith(".xml")
         )
@@ -201,6 +221,14 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         hidden = hidden_rows_and_columns(ws, row_numbers, col_numbers)
         if hidden:
             warnings.append(f"sheet '{ws.title}': {hidden} hidden in Excel (hidden or filtered out); their content is included")
+        if has_comments:
+            noted = cell_comments(ws)
+            if noted:
+                ref, text = noted[0]
+                warnings.append(
+                    f"sheet '{ws.title}': {len(noted)} cell comment(s) not read (a note on a cell is not its value; "
+                    f"a reader sees it on hovering), the first on {ref}: {text[:160]!r}"
+                )
         for reading in tabular.read_tables(grid, tabular.split_regions(grid)):
             for row in reading.rows:
                 ref = f"{name}!{_col_letter(col_numbers[row.col])}{row_numbers[row.row]}"
