@@ -114,6 +114,28 @@ def test_an_image_drawn_on_every_page_is_decoration():
     assert [(b.page_no, b.bbox) for b in pictures] == [(2, (72.0, 200.0, 402.0, 290.0)), (3, (72.0, 200.0, 402.0, 290.0))]
 
 
+def test_an_image_inside_a_lifted_table_is_no_block_of_its_own():
+    """A picture in a ruled table's cell (a pill's photograph in a
+    formulary's table) is shown by the table's crop: one block, the table."""
+    font = _font()
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), PROSE, **font)
+    xs, ys = (72, 252, 540), (120, 140, 260, 280)
+    for y in ys:
+        page.draw_line((xs[0], y), (xs[-1], y), color=(0, 0, 0))
+    for x in xs:
+        page.draw_line((x, ys[0]), (x, ys[-1]), color=(0, 0, 0))
+    for y, (a, b) in zip((134, 154, 274), (("Thuốc", "Hình viên"), ("Amoxicillin 500 mg", ""), ("Cefuroxim 250 mg", "không có"))):
+        page.insert_text((76, y), a, **font)
+        if b:
+            page.insert_text((256, y), b, **font)
+    page.insert_image(pymupdf.Rect(256, 142, 536, 258), stream=screenshot_of_a_table(), keep_proportion=False)  # 6.8 % of the page
+    parsed, pictures = _pictures(doc.tobytes())
+    assert pictures == [], pictures
+    assert [str(b.kind) for b in parsed.blocks] == ["table"]
+
+
 def test_reading_position():
     class Item:
         def __init__(self, bbox):

@@ -464,7 +464,8 @@ def layout_page(content: PageContent, furniture: PageFurniture, settings: PdfSet
         across=tuple(across),
         rule_scan=rule_blocks is not None,
         rule_seconds=rule_seconds,
-        pictures=tuple(p.bbox for p in content.pictures),
+        # an image inside a lifted table or figure is shown by that block's crop: no block of its own
+        pictures=tuple(p.bbox for p in content.pictures if not any(contains_point(b.bbox, *center(p.bbox)) for b in lifted_all)),
     )
     if content.sideways is not None and content.sideways.words:
         layout = with_sideways(layout, content, settings, body_size)
