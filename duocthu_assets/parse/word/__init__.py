@@ -32,7 +32,10 @@ read with lxml directly, so macro-enabled and template packages read the same.
   and the note follows its paragraph (or table) as a paragraph ``[n] …``.
 - Not extracted, each with a warning: images, embedded objects and
   ``altChunk`` parts, comments, page headers and footers (page furniture, as in
-  PDFs). Deleted tracked changes and field instructions are not text.
+  PDFs), and text Word hides (the Hidden font effect, ``w:vanish``, on a run,
+  its character style or its paragraph's style: not shown, not printed — as
+  a PDF's text painted over). Deleted tracked changes and field instructions
+  are not text.
 
 The package's parts: :mod:`.package` (OOXML relationships, notes),
 :mod:`.styles` (headings and lists declared by styles), :mod:`.equations`
@@ -67,6 +70,11 @@ def _warnings(walker: Walker, zf: zipfile.ZipFile, package: Package) -> list[str
         out.append(f"{counts.objects} embedded objects (OLE) not extracted; only their displayed text, if any, is kept")
     if counts.alt_chunks:
         out.append(f"{counts.alt_chunks} imported parts (altChunk) not extracted — open the file in Word and save it again to merge them")
+    if counts.hidden_chars:
+        out.append(
+            f"{counts.hidden_chars} character(s) of text hidden in Word (the Hidden font effect: not shown, not printed) "
+            f"left out, the first: {counts.hidden_first[:160]!r} — if it is content, unhide it in Word and add the file again"
+        )
     for font, n in sorted(counts.symbols.items()):
         out.append(f"{n} symbol characters in font '{font}' kept as their private-use code points")
     comments = part_text_count(zf, package.parts.get("comments", []), "comment")

@@ -30,8 +30,10 @@ class Styles:
         self.styles: dict[str, Style] = {}
         self.default: str | None = None
         self._levels: dict[str | None, int | None] = {}
+        self.hidden: frozenset[str] = frozenset()
         if root is None:
             return
+        self.hidden = hidden_styles(root)
         for s in root.iter(w("style")):
             if s.get(w("type"), "paragraph") != "paragraph":
                 continue
@@ -79,6 +81,36 @@ class Styles:
 
     def numbered(self, style_id: str | None) -> bool:
         return any(style.numbered for _, style in self.chain(style_id))
+
+
+def is_on(el: etree._Element | None) -> bool:
+    """A WordprocessingML toggle property (``<w:vanish/>``, ``w:val="0"`` off)."""
+    return el is not None and el.get(W_VAL, "true").lower() not in ("0", "false", "off")
+
+
+def hidden_styles(root: etree._Element) -> frozenset[str]:
+    """The ids of the styles (paragraph or character) whose run properties,
+    their own or through ``basedOn``, set the Hidden font effect
+    (``w:vanish``): text in them Word neither shows nor prints."""
+    own: dict[str, bool | None] = {}
+    based: dict[str, str | None] = {}
+    for s in root.iter(w("style")):
+        sid = s.get(w("styleId"), "")
+        vanish = s.find(f"{w('rPr')}/{w('vanish')}")
+        own[sid] = None if vanish is None else is_on(vanish)
+        based_el = s.find(w("basedOn"))
+        based[sid] = based_el.get(W_VAL) if based_el is not None else None
+    out = set()
+    for sid in own:
+        cur, seen = sid, set()
+        while cur in own and cur not in seen:
+            seen.add(cur)
+            if own[cur] is not None:
+                if own[cur]:
+                    out.add(sid)
+                break
+            cur = based[cur]
+    return frozenset(out)
 
 
 def _builtin_heading(style_id: str, name: str) -> int | None:

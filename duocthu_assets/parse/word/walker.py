@@ -15,7 +15,7 @@ from ...textnorm import normalize_block
 from .. import tabular
 from .equations import omml_linear
 from .package import A, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w
-from .styles import BODY_TEXT_OUTLINE, Styles
+from .styles import BODY_TEXT_OUTLINE, Styles, is_on
 from .tables import cell_positions, table_rows, unique_cells
 
 _SKIP_INLINE = {w(n) for n in ("pPr", "rPr", "sdtPr", "sdtEndPr", "delText", "instrText", "delInstrText", "del",
@@ -54,6 +54,8 @@ class Counts:
     objects: int = 0
     alt_chunks: int = 0
     symbols: dict[str, int] = field(default_factory=dict)
+    hidden_chars: int = 0  # characters in runs Word hides (the Hidden font effect): left out
+    hidden_first: str = ""  # the first such run's text, for the warning
 
 
 class Walker:
@@ -64,6 +66,7 @@ class Walker:
         self.note_numbers: dict[tuple[str, str], int] = {}
         self.units: list[Unit] = []
         self.counts = Counts()
+        self._para_hidden = False  # the paragraph being read has a hidden style
 
     # -- text --------------------------------------------------------------
     def norm(self, text: str) -> str:
@@ -72,14 +75,40 @@ class Walker:
     def inline(self, el: etree._Element) -> Inline:
         out = Inline("")
         parts: list[str] = []
+        outer = self._para_hidden
+        if el.tag == W_P:  # a paragraph style with the Hidden effect hides its runs (a run's own w:vanish decides first)
+            ppr = el.find(w("pPr"))
+            style_el = ppr.find(w("pStyle")) if ppr is not None else None
+            self._para_hidden = style_el is not None and style_el.get(W_VAL) in self.styles.hidden
         self._collect(el, parts, out)
+        self._para_hidden = outer
         out.text = "".join(parts)
         return out
+
+    def run_hidden(self, run: etree._Element) -> bool:
+        """Whether Word hides this run (``w:vanish`` set on it, or on its
+        character style, or on its paragraph's style): text the reader of
+        the document never sees, as a PDF's text painted over."""
+        rpr = run.find(w("rPr"))
+        if rpr is not None:
+            vanish = rpr.find(w("vanish"))
+            if vanish is not None:
+                return is_on(vanish)
+            style_el = rpr.find(w("rStyle"))
+            if style_el is not None and style_el.get(W_VAL) in self.styles.hidden:
+                return True
+        return self._para_hidden
 
     def _collect(self, el: etree._Element, parts: list[str], out: Inline) -> None:
         for child in el:
             tag = child.tag
             if not isinstance(tag, str) or tag in _SKIP_INLINE:
+                continue
+            if tag == w("r") and self.run_hidden(child):
+                hidden = "".join(t.text or "" for t in child.iter(W_T))
+                if hidden.strip():
+                    self.counts.hidden_chars += len(hidden.strip())
+                    self.counts.hidden_first = self.counts.hidden_first or hidden.strip()
                 continue
             if tag == W_T:
                 parts.append(child.text or "")
