@@ -153,3 +153,22 @@ def test_ingest_of_a_whited_out_page(tmp_path):
     assert docs["sua.pdf"]["status"] == "ok", docs
     texts = [r[0] for r in duckdb.sql(f"SELECT text FROM '{tmp_path / 'wh' / 'chunks'}/*.parquet'").fetchall()]
     assert any("0,5 g mỗi lần" in t for t in texts) and not any("0,375" in t for t in texts)
+
+
+def test_text_in_a_layer_switched_off_is_not_read():
+    """Optional content switched off (a PDF layer: an old dose kept on a
+    hidden layer) is neither shown nor read: MuPDF leaves it out of the
+    text, and this test keeps it so."""
+    if not os.path.isfile(DEJAVU):
+        pytest.skip("DejaVu Sans not installed")
+    font = {"fontname": "dejavu", "fontfile": DEJAVU, "fontsize": 11}
+    doc = pymupdf.open()
+    page = doc.new_page()
+    off = doc.add_ocg("Liều cũ", on=False)
+    for k in range(3):
+        page.insert_text((72, 100 + 16 * k), PROSE, **font)
+    page.insert_text((72, 200), "Clcr 30 – 50 ml/phút: 0,5 g mỗi lần", **font)
+    page.insert_text((72, 220), "Clcr 30 – 50 ml/phút: 0,375 g mỗi lần", oc=off, **font)
+    parsed = parse_document(doc.tobytes(), Format.PDF, Settings())
+    assert "0,5 g mỗi lần" in _text(parsed) and "0,375" not in _text(parsed)
+    assert all(a.accounted for a in parsed.page_accounts)
