@@ -34,7 +34,7 @@ import re
 from typing import NamedTuple, Sequence
 
 from .pdf_engine import PageImages
-from .pdf_geometry import BBox, merge_overlapping
+from .pdf_geometry import BBox, area, center, contains_point, intersection, merge_overlapping, overlaps, union
 from .pdf_scans import SCAN_PAGE_MIN_FRAC, SCAN_REGION_MAX_TEXT_DENSITY
 
 PICTURE_MIN_FRAC = 0.05  # of the page's area: smaller, a logo, a seal, an author's portrait, an icon
@@ -50,10 +50,6 @@ MARK_MAX_FRAC = 0.25  # of the page: a larger path (a frame around the page's te
 # 14 %) are read on it; running text in a frame with rounded corners covers over half of it
 FIGURE_MAX_TEXT_COVER = 0.3
 _TICK = re.compile(r"[-+−]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:e[-+−]?\d+)?%?")  # a tick label: 0.6, 100, -1e-06, 25%
-
-
-def _overlaps(a: BBox, b: BBox) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 class Picture(NamedTuple):
@@ -78,10 +74,10 @@ def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images:
     ``get_image_info``, a pass over the page) only when the page's
     resources hold an image of :data:`PICTURE_MIN_PIXELS` or more."""
     rect = page.rect
-    area = rect.width * rect.height
+    page_area = rect.width * rect.height
     out: list[Picture] = []
     images = images or PageImages(page)
-    drawn = images.drawn() if area > 0 and images.any(lambda img: img[2] * img[3] >= PICTURE_MIN_PIXELS) else []
+    drawn = images.drawn() if page_area > 0 and images.any(lambda img: img[2] * img[3] >= PICTURE_MIN_PIXELS) else []
     # an image drawn is known by its size in pixels and bits: its xref when one listed image has them
     by_size: dict[tuple, list[int]] = {}
     for img in images.listed:
@@ -94,16 +90,16 @@ def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images:
         box = (max(x0, rect.x0), max(y0, rect.y0), min(x1, rect.x1), min(y1, rect.y1))
         if box[2] <= box[0] or box[3] <= box[1]:
             continue
-        if _size(box) >= PIECE_MIN_FRAC * area:
+        if area(box) >= PIECE_MIN_FRAC * page_area:
             xrefs = by_size.get((info.get("width"), info.get("height"), info.get("bpc")), [])
             pieces.append((box, xrefs[0] if len(xrefs) == 1 else 0))
     for box in merge_overlapping([b for b, _ in pieces], TOUCH, TOUCH):
-        if not PICTURE_MIN_FRAC * area <= _size(box) < SCAN_PAGE_MIN_FRAC * area:
+        if not PICTURE_MIN_FRAC * page_area <= area(box) < SCAN_PAGE_MIN_FRAC * page_area:
             continue
-        if any(_overlaps(box, s) for s in scanned):
+        if any(overlaps(box, s, 0.0) for s in scanned):
             continue
-        if _chars_over(words, box) * 1000 <= SCAN_REGION_MAX_TEXT_DENSITY * _size(box):
-            inside = [x for b, x in pieces if _overlaps(b, box)]
+        if _chars_over(words, box) * 1000 <= SCAN_REGION_MAX_TEXT_DENSITY * area(box):
+            inside = [x for b, x in pieces if overlaps(b, box, 0.0)]
             out.append(Picture(_rounded(box), frozenset(inside) if all(inside) else frozenset()))
     return out
 
@@ -133,35 +129,45 @@ def with_figures(pictures: Sequence[Picture], figures: Sequence[BBox]) -> tuple[
     figures = list(figures)
     left: list[Picture] = []
     for pic in pictures:
-        hit = [k for k, f in enumerate(figures) if _overlaps(pic.bbox, f)]
+        hit = [k for k, f in enumerate(figures) if overlaps(pic.bbox, f, 0.0)]
         if not hit:
             left.append(pic)
             continue
-        k = hit[0]
-        f, b = figures[k], pic.bbox
-        figures[k] = (min(f[0], b[0]), min(f[1], b[1]), max(f[2], b[2]), max(f[3], b[3]))
+        figures[hit[0]] = union([figures[hit[0]], pic.bbox])
     return left, [_rounded(f) for f in merge_overlapping(figures, 0.0, 0.0)]
 
 
-def _size(box: BBox) -> float:
-    return (box[2] - box[0]) * (box[3] - box[1])
-
-
 def _chars_over(words: Sequence, box: BBox) -> int:
-    return sum(len(w.source) for w in words if box[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= box[2] and box[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= box[3])
+    return sum(len(w.source) for w in words if contains_point(box, *center(w.bbox)))
 
 
 def _text_cover(words: Sequence, box: BBox) -> float:
     """Square points of ``box`` the words whose middles lie in it cover."""
-    total = 0.0
-    for w in words:
-        if box[0] <= (w.bbox[0] + w.bbox[2]) / 2 <= box[2] and box[1] <= (w.bbox[1] + w.bbox[3]) / 2 <= box[3]:
-            total += _size((max(w.bbox[0], box[0]), max(w.bbox[1], box[1]), min(w.bbox[2], box[2]), min(w.bbox[3], box[3])))
-    return total
+    return sum(intersection(w.bbox, box) for w in words if contains_point(box, *center(w.bbox)))
 
 
 def _near(a: BBox, b: BBox, reach: float) -> bool:
     return a[0] - reach <= b[2] and b[0] - reach <= a[2] and a[1] - reach <= b[3] and b[1] - reach <= a[3]
+
+
+def _grow(grown: list[BBox], boxes: Sequence[BBox], reach: float) -> None:
+    """Each of ``boxes`` within ``reach`` of a box of ``grown`` made part of
+    the first such box, until none is left within reach (a box reached
+    brings the next into reach: a row of tick labels)."""
+    pending = list(boxes)
+    changed = True
+    while changed and pending:
+        changed = False
+        rest: list[BBox] = []
+        for b in pending:
+            for k, box in enumerate(grown):
+                if _near(b, box, reach):
+                    grown[k] = union([box, b])
+                    changed = True
+                    break
+            else:
+                rest.append(b)
+        pending = rest
 
 
 def drawn_figures(strokes: Sequence[BBox], marks: Sequence[BBox], words: Sequence, width: float, height: float) -> list[BBox]:
@@ -171,49 +177,23 @@ def drawn_figures(strokes: Sequence[BBox], marks: Sequence[BBox], words: Sequenc
     :data:`FIGURE_SEED_FRAC` of the page or more, grown by every drawn path
     (``marks``) within :data:`FIGURE_REACH` of it — its axes, ticks, and
     labels set as outlines (jcap's plots: no character of them in the text
-    layer) — kept when it covers :data:`PICTURE_MIN_FRAC` of the page or
-    more, under :data:`SCAN_PAGE_MIN_FRAC`, with words covering at most
+    layer) — and by the numbers within reach (tick labels set as text),
+    kept when it covers :data:`FIGURE_MIN_FRAC` of the page or more, under :data:`SCAN_PAGE_MIN_FRAC`, with words covering at most
     :data:`FIGURE_MAX_TEXT_COVER` of it (a chart's legend and tick labels
     set as text are read, and stay in the prose; a frame of running text
     with rounded corners is no figure). Pure."""
-    area = width * height
-    if area <= 0 or not strokes:
+    page_area = width * height
+    if page_area <= 0 or not strokes:
         return []
-    grown = [box for box in merge_overlapping(strokes, 6.0, 6.0) if _size(box) >= FIGURE_SEED_FRAC * area]
+    grown = [box for box in merge_overlapping(strokes, 6.0, 6.0) if area(box) >= FIGURE_SEED_FRAC * page_area]
     if not grown:
         return []
-    pending = [m for m in marks if _size(m) <= MARK_MAX_FRAC * area]
-    changed = True
-    while changed and pending:
-        changed = False
-        rest: list[BBox] = []
-        for m in pending:
-            for k, box in enumerate(grown):
-                if _near(m, box, FIGURE_REACH):
-                    grown[k] = (min(box[0], m[0]), min(box[1], m[1]), max(box[2], m[2]), max(box[3], m[3]))
-                    changed = True
-                    break
-            else:
-                rest.append(m)
-        pending = rest
-    numbers = [w.bbox for w in words if _TICK.fullmatch(w.source)]
-    changed = True
-    while changed and numbers:  # its tick labels set as text: a number within reach, then the next
-        changed = False
-        rest = []
-        for n in numbers:
-            for k, box in enumerate(grown):
-                if _near(n, box, FIGURE_REACH):
-                    grown[k] = (min(box[0], n[0]), min(box[1], n[1]), max(box[2], n[2]), max(box[3], n[3]))
-                    changed = True
-                    break
-            else:
-                rest.append(n)
-        numbers = rest
+    _grow(grown, [m for m in marks if area(m) <= MARK_MAX_FRAC * page_area], FIGURE_REACH)
+    _grow(grown, [w.bbox for w in words if _TICK.fullmatch(w.source)], FIGURE_REACH)  # its tick labels set as text
     out: list[BBox] = []
     for box in merge_overlapping(grown, 0.0, 0.0):
-        size = _size(box)
-        if FIGURE_MIN_FRAC * area <= size < SCAN_PAGE_MIN_FRAC * area and _text_cover(words, box) <= FIGURE_MAX_TEXT_COVER * size:
+        size = area(box)
+        if FIGURE_MIN_FRAC * page_area <= size < SCAN_PAGE_MIN_FRAC * page_area and _text_cover(words, box) <= FIGURE_MAX_TEXT_COVER * size:
             out.append(box)
     return out
 
