@@ -18,8 +18,15 @@ from .package import A, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SD
 from .styles import BODY_TEXT_OUTLINE, Styles, is_on
 from .tables import cell_positions, table_rows, unique_cells
 
+_W_R = w("r")
 _SKIP_INLINE = {w(n) for n in ("pPr", "rPr", "sdtPr", "sdtEndPr", "delText", "instrText", "delInstrText", "del",
                                "moveFrom", "fldData", "tblPr", "tcPr", "trPr", "sectPr")}
+
+
+def paragraph_style(p: etree._Element) -> str | None:
+    """The id of a paragraph's style (``w:pPr/w:pStyle``), or None."""
+    style_el = p.find(f"{w('pPr')}/{w('pStyle')}")
+    return style_el.get(W_VAL) if style_el is not None else None
 
 
 def over_token_limit(text: str, limit: int) -> bool:
@@ -77,9 +84,7 @@ class Walker:
         parts: list[str] = []
         outer = self._para_hidden
         if el.tag == W_P:  # a paragraph style with the Hidden effect hides its runs (a run's own w:vanish decides first)
-            ppr = el.find(w("pPr"))
-            style_el = ppr.find(w("pStyle")) if ppr is not None else None
-            self._para_hidden = style_el is not None and style_el.get(W_VAL) in self.styles.hidden
+            self._para_hidden = paragraph_style(el) in self.styles.hidden
         self._collect(el, parts, out)
         self._para_hidden = outer
         out.text = "".join(parts)
@@ -104,7 +109,7 @@ class Walker:
             tag = child.tag
             if not isinstance(tag, str) or tag in _SKIP_INLINE:
                 continue
-            if tag == w("r") and self.run_hidden(child):
+            if tag == _W_R and self.run_hidden(child):
                 hidden = "".join(t.text or "" for t in child.iter(W_T))
                 if hidden.strip():
                     self.counts.hidden_chars += len(hidden.strip())
@@ -195,8 +200,7 @@ class Walker:
 
     def paragraph(self, p: etree._Element, ref: str) -> None:
         ppr = p.find(w("pPr"))
-        style_el = ppr.find(w("pStyle")) if ppr is not None else None
-        style_id = style_el.get(W_VAL) if style_el is not None else None
+        style_id = paragraph_style(p)
         level = self.styles.heading_level(style_id)
         direct_outline = ppr.find(w("outlineLvl")) if ppr is not None else None
         if direct_outline is not None:
