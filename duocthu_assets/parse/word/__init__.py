@@ -75,6 +75,11 @@ def _warnings(walker: Walker, zf: zipfile.ZipFile, package: Package) -> list[str
             f"{counts.hidden_chars} character(s) of text hidden in Word (the Hidden font effect: not shown, not printed) "
             f"left out, the first: {counts.hidden_first[:160]!r} — if it is content, unhide it in Word and add the file again"
         )
+    if counts.struck_chars:
+        out.append(
+            f"{counts.struck_chars} character(s) struck through in Word (shown crossed out: deleted, not in force) "
+            f"kept and marked ~~like this~~, the first: {counts.struck_first[:160]!r}"
+        )
     for font, n in sorted(counts.symbols.items()):
         out.append(f"{n} symbol characters in font '{font}' kept as their private-use code points")
     comments = part_text_count(zf, package.parts.get("comments", []), "comment")

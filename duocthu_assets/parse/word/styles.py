@@ -31,9 +31,11 @@ class Styles:
         self.default: str | None = None
         self._levels: dict[str | None, int | None] = {}
         self.hidden: frozenset[str] = frozenset()
+        self.struck: frozenset[str] = frozenset()
         if root is None:
             return
-        self.hidden = hidden_styles(root)
+        self.hidden = styles_setting(root, HIDDEN)
+        self.struck = styles_setting(root, STRUCK)
         for s in root.iter(w("style")):
             if s.get(w("type"), "paragraph") != "paragraph":
                 continue
@@ -88,16 +90,23 @@ def is_on(el: etree._Element | None) -> bool:
     return el is not None and el.get(W_VAL, "true").lower() not in ("0", "false", "off")
 
 
-def hidden_styles(root: etree._Element) -> frozenset[str]:
+HIDDEN = ("vanish",)  # the Hidden font effect: neither shown nor printed
+STRUCK = ("strike", "dstrike")  # Strikethrough and Double strikethrough: shown, crossed out
+
+
+def styles_setting(root: etree._Element, props: tuple[str, ...]) -> frozenset[str]:
     """The ids of the styles (paragraph or character) whose run properties,
-    their own or through ``basedOn``, set the Hidden font effect
-    (``w:vanish``): text in them Word neither shows nor prints."""
+    their own or through ``basedOn``, switch on one of the toggles ``props``
+    (:data:`HIDDEN`: text Word neither shows nor prints; :data:`STRUCK`: text
+    shown crossed out). A style's own setting, on or off, decides before the
+    style it is based on."""
     own: dict[str, bool | None] = {}
     based: dict[str, str | None] = {}
     for s in root.iter(w("style")):
         sid = s.get(w("styleId"), "")
-        vanish = s.find(f"{w('rPr')}/{w('vanish')}")
-        own[sid] = None if vanish is None else is_on(vanish)
+        rpr = s.find(w("rPr"))
+        set_here = [el for el in (rpr.find(w(p)) for p in props) if el is not None] if rpr is not None else []
+        own[sid] = any(is_on(el) for el in set_here) if set_here else None
         based_el = s.find(w("basedOn"))
         based[sid] = based_el.get(W_VAL) if based_el is not None else None
     out = set()

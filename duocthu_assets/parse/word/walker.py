@@ -15,7 +15,8 @@ from ...textnorm import normalize_block
 from .. import tabular
 from .equations import omml_linear
 from .package import A, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w
-from .styles import BODY_TEXT_OUTLINE, Styles, is_on
+from ..inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
+from .styles import BODY_TEXT_OUTLINE, HIDDEN, STRUCK, Styles, is_on
 from .tables import cell_positions, table_rows, unique_cells
 
 _W_R = w("r")
@@ -27,6 +28,20 @@ def paragraph_style(p: etree._Element) -> str | None:
     """The id of a paragraph's style (``w:pPr/w:pStyle``), or None."""
     style_el = p.find(f"{w('pPr')}/{w('pStyle')}")
     return style_el.get(W_VAL) if style_el is not None else None
+
+
+_SCRIPT_MARKS = {"superscript": "^", "subscript": "_"}
+_NOTE_REFERENCES = (w("footnoteReference"), w("endnoteReference"))
+
+
+def run_script(run: etree._Element) -> str:
+    """``"^"`` for a run set as a superscript (``w:vertAlign``), ``"_"`` for
+    a subscript, ``""`` otherwise and for a note's reference mark (written
+    ``[n]`` already)."""
+    align = run.find(f"{w('rPr')}/{w('vertAlign')}")
+    if align is None or any(child.tag in _NOTE_REFERENCES for child in run):
+        return ""
+    return _SCRIPT_MARKS.get(align.get(W_VAL, ""), "")
 
 
 def over_token_limit(text: str, limit: int) -> bool:
@@ -63,6 +78,8 @@ class Counts:
     symbols: dict[str, int] = field(default_factory=dict)
     hidden_chars: int = 0  # characters in runs Word hides (the Hidden font effect): left out
     hidden_first: str = ""  # the first such run's text, for the warning
+    struck_chars: int = 0  # characters in struck-through runs: kept, marked ~~like this~~
+    struck_first: str = ""
 
 
 class Walker:
@@ -74,6 +91,7 @@ class Walker:
         self.units: list[Unit] = []
         self.counts = Counts()
         self._para_hidden = False  # the paragraph being read has a hidden style
+        self._para_struck = False  # ... a struck-through style
 
     # -- text --------------------------------------------------------------
     def norm(self, text: str) -> str:
@@ -82,27 +100,39 @@ class Walker:
     def inline(self, el: etree._Element) -> Inline:
         out = Inline("")
         parts: list[str] = []
-        outer = self._para_hidden
-        if el.tag == W_P:  # a paragraph style with the Hidden effect hides its runs (a run's own w:vanish decides first)
-            self._para_hidden = paragraph_style(el) in self.styles.hidden
+        outer = self._para_hidden, self._para_struck
+        if el.tag == W_P:  # a paragraph style's effects apply to its runs (a run's own setting decides first)
+            style = paragraph_style(el)
+            self._para_hidden, self._para_struck = style in self.styles.hidden, style in self.styles.struck
         self._collect(el, parts, out)
-        self._para_hidden = outer
-        out.text = "".join(parts)
+        self._para_hidden, self._para_struck = outer
+        out.text = written("".join(parts))
         return out
 
     def run_hidden(self, run: etree._Element) -> bool:
         """Whether Word hides this run (``w:vanish`` set on it, or on its
         character style, or on its paragraph's style): text the reader of
         the document never sees, as a PDF's text painted over."""
+        return self._run_effect(run, HIDDEN, self.styles.hidden, self._para_hidden)
+
+    def run_struck(self, run: etree._Element) -> bool:
+        """Whether Word shows this run crossed out (Strikethrough or Double
+        strikethrough, on the run, its character style or its paragraph's
+        style): a dose struck and the new one typed after it is one
+        deletion and one dose, not two doses."""
+        return self._run_effect(run, STRUCK, self.styles.struck, self._para_struck)
+
+    @staticmethod
+    def _run_effect(run: etree._Element, props: tuple[str, ...], styles: frozenset[str], by_paragraph: bool) -> bool:
         rpr = run.find(w("rPr"))
         if rpr is not None:
-            vanish = rpr.find(w("vanish"))
-            if vanish is not None:
-                return is_on(vanish)
+            set_here = [el for el in (rpr.find(w(p)) for p in props) if el is not None]
+            if set_here:
+                return any(is_on(el) for el in set_here)
             style_el = rpr.find(w("rStyle"))
-            if style_el is not None and style_el.get(W_VAL) in self.styles.hidden:
+            if style_el is not None and style_el.get(W_VAL) in styles:
                 return True
-        return self._para_hidden
+        return by_paragraph
 
     def _collect(self, el: etree._Element, parts: list[str], out: Inline) -> None:
         for child in el:
@@ -114,6 +144,9 @@ class Walker:
                 if hidden.strip():
                     self.counts.hidden_chars += len(hidden.strip())
                     self.counts.hidden_first = self.counts.hidden_first or hidden.strip()
+                continue
+            if tag == _W_R:
+                self._run(child, parts, out)
                 continue
             if tag == W_T:
                 parts.append(child.text or "")
@@ -157,6 +190,27 @@ class Walker:
                 self.counts.images += 1
             else:
                 self._collect(child, parts, out)
+
+    def _run(self, run: etree._Element, parts: list[str], out: Inline) -> None:
+        """A run's text, crossed out (``~~0,5 g~~``) when Word strikes it
+        through, and written after its mark when set as a superscript or
+        subscript (``x^2``, ``H_2O``, ``10^{-3}``:
+        :mod:`duocthu_assets.parse.inline_marks`)."""
+        struck = self.run_struck(run)
+        if struck:
+            text = "".join(t.text or "" for t in run.iter(W_T)).strip()
+            if text:
+                self.counts.struck_chars += len(text)
+                self.counts.struck_first = self.counts.struck_first or text
+            parts.append(STRUCK_OPEN)
+        mark = run_script(run)
+        if mark:
+            parts.append(SCRIPTS[mark][0])
+        self._collect(run, parts, out)
+        if mark:
+            parts.append(SCRIPTS[mark][1])
+        if struck:
+            parts.append(STRUCK_CLOSE)
 
     # -- emission ----------------------------------------------------------
     def emit(self, kind: SegmentKind, raw: str, ref: str, level: int = 0) -> None:

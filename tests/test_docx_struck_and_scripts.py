@@ -1,0 +1,139 @@
+"""Text Word shows crossed out, and superscripts and subscripts
+(:mod:`duocthu_assets.parse.inline_marks`). Struck text was read as plain
+text: an old dose struck through with the new one typed after it read as two
+doses (``0,5 g 0,375 g``). Superscripts and subscripts were glued to their
+base: a decree's footnote markers (``đăng ký3``, ``Mẫu số 01a1``), ``x2``,
+``10-3`` read as a range. Now ``~~0,5 g~~ 0,375 g`` (named in a warning) and
+``x^2``, ``H_2O``, ``10^{-3}``, the PDF reader's convention."""
+
+from __future__ import annotations
+
+import duckdb
+from docx.enum.style import WD_STYLE_TYPE
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
+
+from duocthu_assets.model import Format
+from duocthu_assets.parse import parse_document
+from duocthu_assets.settings import Settings
+
+from .conftest import ingest_inbox
+from .test_office_docx import build_docx, texts
+
+STRUCK = "character(s) struck through in Word"
+
+
+def _parse(build):
+    return parse_document(build_docx(build), Format.DOCX, Settings())
+
+
+def _double_strike(run) -> None:
+    run._r.get_or_add_rPr().append(OxmlElement("w:dstrike"))
+
+
+def dose_struck(doc) -> None:
+    p = doc.add_paragraph("Liều khởi đầu ")
+    p.add_run("0,5 g").font.strike = True
+    p.add_run(" 0,375 g mỗi 12 giờ.")
+
+
+def test_a_struck_dose_is_kept_marked_and_named():
+    def build(doc):
+        dose_struck(doc)
+        p = doc.add_paragraph("Không gạch: ")
+        p.add_run("250 mg").font.strike = False  # <w:strike w:val="0"/>: not struck
+        p = doc.add_paragraph("Ngưng dùng ")
+        _double_strike(p.add_run("viên 10 mg"))
+        p.add_run("; dùng viên 5 mg.")
+
+    doc = _parse(build)
+    assert texts(doc) == [
+        "Liều khởi đầu ~~0,5 g~~ 0,375 g mỗi 12 giờ.",
+        "Không gạch: 250 mg",
+        "Ngưng dùng ~~viên 10 mg~~; dùng viên 5 mg.",
+    ]
+    [warning] = [w for w in doc.warnings if STRUCK in w]
+    assert warning.startswith(f"{len('0,5 g') + len('viên 10 mg')} {STRUCK}") and "the first: '0,5 g'" in warning, warning
+
+
+def test_struck_styles_runs_split_and_table_cells():
+    def build(doc):
+        doc.styles.add_style("Gạch", WD_STYLE_TYPE.CHARACTER).font.strike = True
+        old = doc.styles.add_style("Bản cũ", WD_STYLE_TYPE.PARAGRAPH)
+        old.font.strike = True
+        doc.styles.add_style("Bản cũ con", WD_STYLE_TYPE.PARAGRAPH).base_style = old
+        p = doc.add_paragraph("Chống chỉ định: ")
+        p.add_run("suy gan", style="Gạch")
+        p.add_run(" suy thận nặng.")
+        doc.add_paragraph("Liều cũ 1 g.", style="Bản cũ")
+        p = doc.add_paragraph("", style="Bản cũ con")
+        p.add_run("Liều kế thừa ")
+        p.add_run("2 g").font.strike = False  # the run's own setting decides first
+        p = doc.add_paragraph("Tách ")
+        for part in ("0,", "75 ", "g"):  # Word splits a word into runs freely: one struck passage
+            p.add_run(part).font.strike = True
+        table = doc.add_table(rows=1, cols=2)
+        table.cell(0, 0).paragraphs[0].add_run("Cefepim").font.strike = True
+        table.cell(0, 1).text = "2 g"
+
+    doc = _parse(build)
+    assert texts(doc)[:4] == ["Chống chỉ định: ~~suy gan~~ suy thận nặng.", "~~Liều cũ 1 g.~~", "~~Liều kế thừa~~ 2 g", "Tách ~~0,75 g~~"]
+    assert any("~~Cefepim~~" in t for t in texts(doc)[4:]), texts(doc)
+
+
+def test_superscripts_and_subscripts_are_marked():
+    def build(doc):
+        p = doc.add_paragraph("Diện tích da 1,7 m")
+        p.add_run("2").font.superscript = True
+        p.add_run("; nồng độ 10")
+        for part in ("-", "3"):
+            p.add_run(part).font.superscript = True
+        p.add_run(" mol/L; H")
+        p.add_run("2").font.subscript = True
+        p.add_run("O; C")
+        p.add_run("max").font.subscript = True
+        p.add_run(".")
+        p = doc.add_paragraph("Năm 2009")
+        p.add_run("(").font.superscript = True  # the parentheses around a note's mark carry nothing of their own
+        p.add_run("*").font.superscript = True
+        p.add_run(")").font.superscript = True
+        p.add_run(" hết.")
+
+    doc = _parse(build)
+    assert texts(doc) == ["Diện tích da 1,7 m^2; nồng độ 10^{-3} mol/L; H_2O; C_{max}.", "Năm 2009(*) hết."]
+
+
+def test_footnote_reference_marks_stay_numbered():
+    """A note's reference is written ``[n]`` already: its superscript style
+    adds no mark."""
+    from duocthu_assets.parse.inline_marks import written
+    from duocthu_assets.parse.word.walker import run_script
+
+    run = OxmlElement("w:r")
+    rpr = OxmlElement("w:rPr")
+    align = OxmlElement("w:vertAlign")
+    align.set(qn("w:val"), "superscript")
+    rpr.append(align)
+    run.append(rpr)
+    run.append(OxmlElement("w:footnoteReference"))
+    assert run_script(run) == ""
+    assert written("x\x04 \x05y") == "x y"
+
+
+def test_corpus_struck_cells_and_decree_note_marks(corpus):
+    rich = parse_document(corpus("docling__docx_rich_cells_nested.docx").read_bytes(), Format.DOCX, Settings())
+    body = texts(rich)
+    assert "~~Cell 1~~ | Cell 2 | Cell 3" in body
+    assert any("bold, ~~strikethrough~~ and italic formatting with x^2 and H_2O" in t for t in body), body
+    assert any(w.startswith(f"32 {STRUCK}") for w in rich.warnings), rich.warnings
+    decree = parse_document(corpus("vn__nghi_dinh_99-2022-ND-CP.docx").read_bytes(), Format.DOCX, Settings())
+    body = texts(decree)
+    assert "Mẫu số 01a^1" in body and "1. Người yêu cầu đăng ký^3" in body
+    assert not any(STRUCK in w for w in decree.warnings)
+
+
+def test_ingest_keeps_the_struck_dose_marked(tmp_path):
+    docs = ingest_inbox(tmp_path, {"lieu.docx": build_docx(dose_struck)})["docs"]
+    assert docs["lieu.docx"]["status"] == "ok", docs
+    chunks = [r[0] for r in duckdb.sql(f"SELECT text FROM '{tmp_path / 'wh' / 'chunks'}/*.parquet'").fetchall()]
+    assert any("Liều khởi đầu ~~0,5 g~~ 0,375 g mỗi 12 giờ." in t for t in chunks), chunks
