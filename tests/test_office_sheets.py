@@ -299,3 +299,30 @@ def test_cell_comments_are_named():
     assert "sheet 'Liều': 2 cell comment(s) not read (a note on a cell is not its value; a reader sees it on hovering), the first on A2: 'kiểm tra lại'" in doc.warnings, doc.warnings
     plain = parse_bytes(xlsx_bytes(lambda wb: wb.active.append(["Thuốc", "Liều"])), Format.XLSX)
     assert not any("cell comment" in w for w in plain.warnings)
+
+
+def test_struck_cells_are_marked_and_named(corpus):
+    """A cell whose font is struck through (an old price or dose crossed out,
+    the new one beside it) is kept and written ``~~like this~~``; the
+    warning counts them and names the first. None of the corpus's workbooks
+    strikes a cell."""
+    from openpyxl.styles import Font
+
+    def build(wb):
+        ws = wb.active
+        ws.title = "Giá"
+        for row in (["Thuốc", "Giá cũ", "Giá"], ["Amoxicillin", 1200, 1100], ["Cefuroxim", "5.400 đ", "5.000 đ"]):
+            ws.append(row)
+        ws["B2"].font = Font(strike=True)
+        ws["B3"].font = Font(strike=True, bold=True)
+        ws["C3"].font = Font(strike=False, bold=True)
+
+    doc = parse_bytes(xlsx_bytes(build), Format.XLSX)
+    rows = rows_of(doc)
+    assert any("~~1200~~" in r and "1100" in r and "~~1100~~" not in r for r in rows), rows
+    assert any("~~5.400 đ~~" in r and "~~5.000 đ~~" not in r for r in rows), rows
+    assert ("sheet 'Giá': 2 cell(s) struck through (shown crossed out: deleted, not in force) kept and marked ~~like this~~, "
+            "the first on B2: '1200'") in doc.warnings, doc.warnings
+    for name in ("docling__xlsx_01_multisheet_merged.xlsx", "poi__52348_two_row_header.xlsx"):
+        parsed = parse_bytes(corpus(name).read_bytes(), Format.XLSX)
+        assert not any("struck through" in w for w in parsed.warnings) and not any("~~" in r for r in rows_of(parsed))

@@ -66,6 +66,6 @@ def _script(mark: str, core: str) -> str:
     return scripted(mark, core) if any(c.isalnum() for c in core) else core
 
 
-def struck(text: str) -> str:
+def crossed_out(text: str) -> str:
     """A whole value shown crossed out (a spreadsheet cell): ``~~text~~``."""
     return f"{STRUCK}{text.strip()}{STRUCK}" if text.strip() else text

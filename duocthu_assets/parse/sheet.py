@@ -24,6 +24,7 @@ from ..settings import Settings
 from ..textnorm import normalize_block
 from . import tabular
 from .errors import DocumentRejected, ParseFailed
+from .inline_marks import crossed_out
 from .ooxml_safety import open_package
 
 
@@ -75,7 +76,7 @@ def _kept(indexes: set[int]) -> list[int | None]:
     return out
 
 
-def sheet_grid(ws, settings: Settings) -> tuple[tabular.Grid, list[int | None], list[int | None]]:
+def sheet_grid(ws, settings: Settings, struck: frozenset[tuple[int, int]] = frozenset()) -> tuple[tabular.Grid, list[int | None], list[int | None]]:
     """The sheet's used cells as a normalized grid, merges forward-filled, and
     for each grid row and column the sheet's row and column number (1-based,
     as Excel counts; ``None`` for a blank separator). Work and memory follow
@@ -84,7 +85,9 @@ def sheet_grid(ws, settings: Settings) -> tuple[tabular.Grid, list[int | None], 
     separator, so cells in A1 and XFD1048576 make a 3 × 3 grid, not 17
     billion positions. A sheet that still needs more than ``max_sheet_cells``
     positions (about 240 bytes each) is refused with the numbers, where a
-    dense grid over the declared extent ran out of memory."""
+    dense grid over the declared extent ran out of memory. A cell in
+    ``struck`` (row, column) is written ``~~crossed out~~``
+    (:func:`struck_cells`)."""
     max_cells = settings.max_sheet_cells
     values = {key: cell.value for key, cell in ws._cells.items() if cell.value is not None and str(cell.value).strip() != ""}
     if not values:
@@ -114,6 +117,8 @@ def sheet_grid(ws, settings: Settings) -> tuple[tabular.Grid, list[int | None], 
             value = values.get((r, c)) if r is not None and c is not None else None
             text, kind = cell_text(value)
             text = " ".join(normalize_block(text, settings.normalization).split()) if text else ""
+            if text and (r, c) in struck:
+                text = crossed_out(text)
             line.append(tabular.Cell(text, (i, j), kind if text else tabular.ValueKind.EMPTY))
         grid.append(line)
     for origin_row, origin_col, r0, r1, c0, c1 in merges:
@@ -171,6 +176,17 @@ def hidden_rows_and_columns(ws, row_numbers: list[int | None], col_numbers: list
     return " and ".join(said)
 
 
+def struck_cells(ws) -> list[tuple[int, int]]:
+    """The cells with a value whose font is struck through (row, column), in
+    reading order: a price or a dose crossed out and the new one in the next
+    cell read as two values. Kept, written ``~~12.000~~``
+    (:mod:`duocthu_assets.parse.inline_marks`), and named in a warning."""
+    return sorted(
+        key for key, cell in ws._cells.items()
+        if cell.value is not None and str(cell.value).strip() != "" and cell.has_style and cell.font.strike
+    )
+
+
 def cell_comments(ws) -> list[tuple[str, str]]:
     """The notes set on a sheet's cells (``A1``, the note's text, its
     author's name line dropped), in reading order: a reviewer's
@@ -206,8 +222,10 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         raise ParseFailed(f"Excel workbook could not be read ({type(exc).__name__}: {exc}) — re-save it from Excel") from exc
     warnings: list[str] = []
     units: list[tuple[SegmentKind, str, str, int]] = []
+    has_struck = any(font.strike for font in wb._fonts)  # openpyxl's list of the workbook's fonts
     for ws in wb.worksheets:
-        grid, row_numbers, col_numbers = sheet_grid(ws, settings)
+        struck = struck_cells(ws) if has_struck else []
+        grid, row_numbers, col_numbers = sheet_grid(ws, settings, frozenset(struck))
         if not grid:
             warnings.append(f"sheet '{ws.title}' is empty: skipped")
             continue
@@ -221,6 +239,12 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         hidden = hidden_rows_and_columns(ws, row_numbers, col_numbers)
         if hidden:
             warnings.append(f"sheet '{ws.title}': {hidden} hidden in Excel (hidden or filtered out); their content is included")
+        if struck:
+            r, c = struck[0]
+            warnings.append(
+                f"sheet '{ws.title}': {len(struck)} cell(s) struck through (shown crossed out: deleted, not in force) "
+                f"kept and marked ~~like this~~, the first on {_col_letter(c)}{r}: {str(ws.cell(r, c).value)[:160]!r}"
+            )
         if has_comments:
             noted = cell_comments(ws)
             if noted:
