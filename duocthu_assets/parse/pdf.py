@@ -192,6 +192,13 @@ def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | No
             f"'hidden', per page: {unshown[1]}: "
             f"{shown[:300]!r}"
         )
+    struck = per_page({p.page_no: len(p.struck) for p in pages})
+    if struck:
+        first = next(passage for p in pages for passage in p.struck)
+        warnings.append(
+            f"{struck[0]} passage(s) with a line drawn through them (struck through: shown deleted, not in force) "
+            f"kept and marked ~~like this~~, per page: {struck[1]}, the first: {first[:160]!r}"
+        )
     scans = per_page({p.page_no: len(p.scanned) for p in pages})
     if scans:
         where = ", ".join(f"page {p.page_no}: {round(share * 100)} %" for p in pages for _, share in p.scanned)

@@ -52,8 +52,9 @@ def may_hold_math(fragments: list[Fragment]) -> bool:
 
 
 def _scripted(f: Fragment) -> bool:
-    """A word of the fragment carries a script the page reader marked (``x^2``)."""
-    return any(w.plain for w in f.words)
+    """A word of the fragment carries a script the page reader marked (``x^2``;
+    a struck word's ``plain`` is set with no mark)."""
+    return any(w.marks.strip() for w in f.words)
 
 
 _EDGE_PUNCTUATION = ".,;:!?()[]\"'“”‘’"

@@ -25,6 +25,7 @@ from .pdf_geometry import BBox
 from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
 from .pdf_pictures import Picture, drawn_figures, picture_regions, with_figures
 from .pdf_scans import scanned_regions
+from .pdf_strikes import mark_struck
 from .pdf_rtl import has_rtl, joined_words, rtl_words
 from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
 from .pdf_settings import PdfSettings
@@ -251,6 +252,8 @@ class PageContent:
     # figures drawn in vector graphics (:func:`.pdf_pictures.drawn_figures`), with the pictures
     # they overlap: lifted as blocks of kind ``picture`` holding the words over them (a plot's labels)
     figures: tuple[BBox, ...] = ()
+    # passages a line is drawn through (:func:`.pdf_strikes.mark_struck`): their words are written ``~~…~~``
+    struck: tuple[str, ...] = ()
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -933,6 +936,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         gone.update(k for k, blank in zip(pale, blank_boxes(page, [words[k].bbox for k in pale])) if blank)
         hidden = [w for k, w in enumerate(words) if k in gone]
         words = [w for k, w in enumerate(words) if k not in gone]
+    words, struck = mark_struck(words, rules + bars, marks)
     fragments = words_to_fragments(words, settings)
     char_count = sum(len(w.source) for w in words)
     cover = image_cover(page) if char_count < settings.ocr_min_chars * 4 else 0.0
@@ -967,6 +971,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
         scanned=tuple(scanned),
         pictures=tuple(pictures),
         figures=tuple(figures),
+        struck=tuple(struck),
     )
 
 
