@@ -132,8 +132,26 @@ def test_corpus_struck_cells_and_decree_note_marks(corpus):
     assert not any(STRUCK in w for w in decree.warnings)
 
 
-def test_ingest_keeps_the_struck_dose_marked(tmp_path):
-    docs = ingest_inbox(tmp_path, {"lieu.docx": build_docx(dose_struck)})["docs"]
+def test_ingest_keeps_the_struck_dose_marked_and_search_says_so(tmp_path, capsys):
+    """Through ``duocthu ingest`` and ``duocthu search``: the chunk keeps
+    ``~~0,5 g~~ 0,375 g``, and the answer says a struck passage is not in
+    force (a search answer for a chunk with none says nothing of it)."""
+    import json
+
+    from duocthu_assets.cli import main
+    from duocthu_assets.retrieval.answer import STRUCK_NOTICE
+
+    def build(doc):
+        dose_struck(doc)
+        doc.add_paragraph("Thận trọng khi suy gan nặng, theo dõi men gan hằng tuần.")
+
+    docs = ingest_inbox(tmp_path, {"lieu.docx": build_docx(build)})["docs"]
     assert docs["lieu.docx"]["status"] == "ok", docs
     chunks = [r[0] for r in duckdb.sql(f"SELECT text FROM '{tmp_path / 'wh' / 'chunks'}/*.parquet'").fetchall()]
     assert any("Liều khởi đầu ~~0,5 g~~ 0,375 g mỗi 12 giờ." in t for t in chunks), chunks
+    capsys.readouterr()
+    assert main(["search", "liều khởi đầu mỗi 12 giờ", "--warehouse", str(tmp_path / "wh"), "--json", "--mode", "lexical"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    struck = [h for h in hits if "~~0,5 g~~" in (h["text"] or "")]
+    assert struck and all(STRUCK_NOTICE in h["notices"] for h in struck), hits
+    assert all(STRUCK_NOTICE not in h["notices"] for h in hits if "~~" not in (h["text"] or ""))

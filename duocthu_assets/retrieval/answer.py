@@ -8,6 +8,10 @@
 3. no number from a chunk carrying a quarantined attachment is shown: every
    numeral in its text is withheld (``[…]``) with a pointer to the crop.
 
+And one of this project's: a hit whose text holds a passage struck through
+in the source (``~~0,5 g~~``, :mod:`duocthu_assets.parse.inline_marks`)
+says that such a passage is shown deleted, not in force.
+
 :func:`render_answer` applies them to one hit; :func:`answer_payload` and
 :func:`format_hits` are the output (schema ``duocthu.search/1``).
 
@@ -130,6 +134,17 @@ def _crop_notice(att: HitAttachment) -> str:
     return f"{what[0].upper()}{what[1:]} exists at {where} and is not in this text ({att.block_id}); {crop}"
 
 
+_STRUCK_PASSAGE = re.compile(r"~~\S(?:.*?\S)?~~", re.S)
+STRUCK_NOTICE = (
+    "Text between ~~ and ~~ is struck through in the source (shown deleted): it is not in force and must not be "
+    "stated as current; the text after it usually replaces it."
+)
+
+
+def _struck_notices(text: str | None) -> list[str]:
+    return [STRUCK_NOTICE] if text and _STRUCK_PASSAGE.search(text) else []
+
+
 def render_answer(hit: Hit) -> Answer:
     """Apply ADR 0006's obligations to one hit (see the module docstring)."""
     crops = tuple(
@@ -170,8 +185,9 @@ def render_answer(hit: Hit) -> Answer:
                 f"{withheld} number(s) withheld ({WITHHELD}): no dose may be stated from a chunk whose table, formula or "
                 "picture was lifted out; read the values from the crop or the printed page."
             )
+        notices += _struck_notices(text)
         return Answer(**common, mode="text_incomplete", complete=False, text=text, withheld_numbers=withheld, notices=tuple(notices))
-    notices = [f"Also attached: {_crop_notice(a)}" for a in hit.attachments]
+    notices = [f"Also attached: {_crop_notice(a)}" for a in hit.attachments] + _struck_notices(hit.text)
     return Answer(**common, mode="text", complete=True, text=hit.text, withheld_numbers=0, notices=tuple(notices))
 
 
