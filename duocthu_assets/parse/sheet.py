@@ -25,9 +25,11 @@ from ..textnorm import normalize_block
 from . import tabular
 from .errors import DocumentRejected, ParseFailed
 from .inline_marks import crossed_out
-from .ooxml_safety import open_package
+from .ooxml_safety import open_package, read_xml
 
 
+_XDR_SHAPE = "{http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing}sp"
+_A_TEXT = "{http://schemas.openxmlformats.org/drawingml/2006/main}t"
 _FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[ >/]")
 
 
@@ -187,6 +189,22 @@ def struck_cells(ws) -> list[tuple[int, int]]:
     )
 
 
+def shape_texts(zf, names: list[str]) -> list[str]:
+    """The text of each shape drawn over a sheet (a text box, a callout:
+    ``xdr:sp`` in the drawing parts ``names``), blanks left out: text set
+    over the cells is no cell value, and openpyxl drops it."""
+    out: list[str] = []
+    for name in names:
+        root = read_xml(zf, name)
+        if root is None:
+            continue
+        for shape in root.iter(_XDR_SHAPE):
+            text = " ".join(t.text.strip() for t in shape.iter(_A_TEXT) if t.text and t.text.strip())
+            if text:
+                out.append(text)
+    return out
+
+
 def cell_comments(ws) -> list[tuple[str, str]]:
     """The notes set on a sheet's cells (``A1``, the note's text, its
     author's name line dropped), in reading order: a reviewer's
@@ -216,6 +234,7 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         has_formulas = any(
             _FORMULA_TAG.search(zf.read(n)) for n in names if n.startswith("xl/worksheets/") and n.endswith(".xml")
         )
+        shapes = shape_texts(zf, sorted(n for n in names if n.startswith("xl/drawings/drawing") and n.endswith(".xml")))
     try:
         wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False)
     except Exception as exc:  # openpyxl raises many types for a damaged package
@@ -263,6 +282,11 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
     images = sum(1 for n in names if n.startswith("xl/media/"))
     if charts or images:
         warnings.append(f"{charts} charts and {images} images not extracted (only cell values are read)")
+    if shapes:
+        warnings.append(
+            f"{len(shapes)} text box(es) or shape(s) with text drawn over the sheets not read (text set over the cells "
+            f"is no cell value), the first: {shapes[0][:160]!r} — if it is content, type it into a cell"
+        )
     page_count = len(wb.worksheets)
     wb.close()
     if not units:

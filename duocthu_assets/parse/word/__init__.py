@@ -53,7 +53,7 @@ from ...settings import Profile, Settings
 from .. import legal
 from ..errors import ParseFailed
 from ..ooxml_safety import open_package, read_xml
-from .package import W_BODY, Package, part_text_count, read_notes
+from .package import W_BODY, Package, drawing_texts, part_text_count, read_notes
 from .revisions import pending_revisions, revisions_warning
 from .styles import Styles
 from .walker import Unit, Walker
@@ -68,6 +68,14 @@ def _warnings(walker: Walker, zf: zipfile.ZipFile, package: Package) -> list[str
         out.append(f"{counts.images} images not extracted (image captioning is deferred, ADR 0018 §9)")
     if counts.objects:
         out.append(f"{counts.objects} embedded objects (OLE) not extracted; only their displayed text, if any, is kept")
+    if counts.charts or counts.diagrams:
+        texts = drawing_texts(zf, package.parts.get("diagramData", [])) if counts.diagrams else []
+        out.append(
+            f"{counts.charts} chart(s) and {counts.diagrams} SmartArt diagram(s) not extracted: a chart's labels and "
+            f"values and a diagram's boxes are in no chunk"
+            + (f", the diagrams read: {' · '.join(texts)[:200]!r}" if texts else "")
+            + " — read them in the document, or give their content as text"
+        )
     if counts.alt_chunks:
         out.append(f"{counts.alt_chunks} imported parts (altChunk) not extracted — open the file in Word and save it again to merge them")
     if counts.hidden_chars:

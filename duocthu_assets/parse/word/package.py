@@ -15,6 +15,8 @@ W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 M = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 V = "urn:schemas-microsoft-com:vml"
 PKG_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
 REL_OFFICE_DOCUMENT = "/officeDocument"
@@ -99,6 +101,17 @@ def part_text_count(zf: zipfile.ZipFile, names: list[str], element: str) -> int:
         elif "".join(t.text or "" for t in root.iter(W_T)).strip():
             count += 1
     return count
+
+
+def drawing_texts(zf: zipfile.ZipFile, names: list[str]) -> list[str]:
+    """The DrawingML text runs (``a:t``) of the parts ``names`` (a SmartArt
+    diagram's data: its boxes' text), in order, blanks left out."""
+    out: list[str] = []
+    for name in names:
+        root = read_xml(zf, name)
+        if root is not None:
+            out.extend(t.text.strip() for t in root.iter(f"{{{A}}}t") if t.text and t.text.strip())
+    return out
 
 
 def int_or_none(value: str | None) -> int | None:

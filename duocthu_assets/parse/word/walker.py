@@ -14,12 +14,13 @@ from ...settings import Settings
 from ...textnorm import normalize_block
 from .. import tabular
 from .equations import omml_linear
-from .package import A, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w
+from .package import A, CHART, DIAGRAM, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w
 from ..inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
 from .styles import BODY_TEXT_OUTLINE, HIDDEN, STRUCK, Styles, is_on
 from .tables import cell_positions, table_rows, unique_cells
 
 _W_R = w("r")
+_CHART, _DIAGRAM = f"{{{CHART}}}chart", f"{{{DIAGRAM}}}relIds"
 _SKIP_INLINE = {w(n) for n in ("pPr", "rPr", "sdtPr", "sdtEndPr", "delText", "instrText", "delInstrText", "del",
                                "moveFrom", "fldData", "tblPr", "tcPr", "trPr", "sectPr")}
 
@@ -75,6 +76,8 @@ class Counts:
     images: int = 0
     objects: int = 0
     alt_chunks: int = 0
+    charts: int = 0  # charts drawn in the body (DrawingML c:chart): their labels and values are no text of the body
+    diagrams: int = 0  # SmartArt diagrams (dgm:relIds): their boxes' text lives in a part of its own
     symbols: dict[str, int] = field(default_factory=dict)
     hidden_chars: int = 0  # characters in runs Word hides (the Hidden font effect): left out
     hidden_first: str = ""  # the first such run's text, for the warning
@@ -188,6 +191,10 @@ class Walker:
                 self._collect(child, parts, out)
             elif tag in (f"{{{A}}}blip", f"{{{V}}}imagedata"):
                 self.counts.images += 1
+            elif tag == _CHART:
+                self.counts.charts += 1
+            elif tag == _DIAGRAM:
+                self.counts.diagrams += 1
             else:
                 self._collect(child, parts, out)
 
