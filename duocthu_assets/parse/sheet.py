@@ -234,6 +234,7 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         has_formulas = any(
             _FORMULA_TAG.search(zf.read(n)) for n in names if n.startswith("xl/worksheets/") and n.endswith(".xml")
         )
+        has_struck = b"<strike" in (zf.read("xl/styles.xml") if "xl/styles.xml" in names else b"")  # a font that may strike
         shapes = shape_texts(zf, sorted(n for n in names if n.startswith("xl/drawings/drawing") and n.endswith(".xml")))
     try:
         wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False)
@@ -241,7 +242,6 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         raise ParseFailed(f"Excel workbook could not be read ({type(exc).__name__}: {exc}) — re-save it from Excel") from exc
     warnings: list[str] = []
     units: list[tuple[SegmentKind, str, str, int]] = []
-    has_struck = any(font.strike for font in wb._fonts)  # openpyxl's list of the workbook's fonts
     for ws in wb.worksheets:
         struck = struck_cells(ws) if has_struck else []
         grid, row_numbers, col_numbers = sheet_grid(ws, settings, frozenset(struck))
