@@ -107,7 +107,8 @@ def test_footnote_reference_marks_stay_numbered():
     """A note's reference is written ``[n]`` already: its superscript style
     adds no mark."""
     from duocthu_assets.parse.inline_marks import written
-    from duocthu_assets.parse.word.walker import run_script
+    from duocthu_assets.parse.word.styles import Styles
+    from duocthu_assets.parse.word.walker import Walker
 
     run = OxmlElement("w:r")
     rpr = OxmlElement("w:rPr")
@@ -116,8 +117,35 @@ def test_footnote_reference_marks_stay_numbered():
     rpr.append(align)
     run.append(rpr)
     run.append(OxmlElement("w:footnoteReference"))
-    assert run_script(run) == ""
+    assert Walker(Settings(), Styles(None), {}).run_script(run) == ""
     assert written("x\x04 \x05y") == "x y"
+
+
+def test_a_character_style_that_raises_its_text():
+    """A note's mark typed by hand in a character style that sets it as a
+    superscript (Word's Footnote Reference, or one based on it), and a
+    style that sets a subscript."""
+
+    def build(doc):
+        raised = doc.styles.add_style("Dấu chú thích", WD_STYLE_TYPE.CHARACTER)
+        raised.font.superscript = True
+        doc.styles.add_style("Dấu chú thích con", WD_STYLE_TYPE.CHARACTER).base_style = raised
+        doc.styles.add_style("Chỉ số dưới", WD_STYLE_TYPE.CHARACTER).font.subscript = True
+        p = doc.add_paragraph("Người yêu cầu đăng ký")
+        p.add_run("3", style="Dấu chú thích")
+        p.add_run("; Mẫu số 01a")
+        p.add_run("1", style="Dấu chú thích con")
+        p.add_run("; C")
+        p.add_run("max", style="Chỉ số dưới")
+        p.add_run("; thường ")
+        run = p.add_run("2", style="Dấu chú thích")
+        baseline = OxmlElement("w:vertAlign")
+        baseline.set(qn("w:val"), "baseline")
+        run._r.get_or_add_rPr().append(baseline)  # the run's own setting decides first
+        p.add_run(".")
+
+    doc = _parse(build)
+    assert texts(doc) == ["Người yêu cầu đăng ký^3; Mẫu số 01a^1; C_{max}; thường 2."]
 
 
 def test_corpus_struck_cells_and_decree_note_marks(corpus):

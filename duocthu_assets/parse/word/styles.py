@@ -32,10 +32,12 @@ class Styles:
         self._levels: dict[str | None, int | None] = {}
         self.hidden: frozenset[str] = frozenset()
         self.struck: frozenset[str] = frozenset()
+        self.scripts: dict[str, str] = {}  # character style id → the script mark it sets its text in
         if root is None:
             return
         self.hidden = styles_setting(root, HIDDEN)
         self.struck = styles_setting(root, STRUCK)
+        self.scripts = styles_script(root)
         for s in root.iter(w("style")):
             if s.get(w("type"), "paragraph") != "paragraph":
                 continue
@@ -94,32 +96,61 @@ HIDDEN = ("vanish",)  # the Hidden font effect: neither shown nor printed
 STRUCK = ("strike", "dstrike")  # Strikethrough and Double strikethrough: shown, crossed out
 
 
+SCRIPT_MARKS = {"superscript": "^", "subscript": "_"}  # w:vertAlign's values → the mark a script is written after
+
+
+def _inherited(root: etree._Element, read) -> dict[str, object]:
+    """For each style id, what ``read`` finds in its run properties (None:
+    not set there), or else in the style it is based on, and so on up the
+    ``basedOn`` chain; ids where nothing sets it are left out."""
+    own: dict[str, object] = {}
+    based: dict[str, str | None] = {}
+    for s in root.iter(w("style")):
+        sid = s.get(w("styleId"), "")
+        rpr = s.find(w("rPr"))
+        own[sid] = read(rpr) if rpr is not None else None
+        based_el = s.find(w("basedOn"))
+        based[sid] = based_el.get(W_VAL) if based_el is not None else None
+    out: dict[str, object] = {}
+    for sid in own:
+        cur, seen = sid, set()
+        while cur in own and cur not in seen:
+            seen.add(cur)
+            if own[cur] is not None:
+                out[sid] = own[cur]
+                break
+            cur = based[cur]
+    return out
+
+
+def toggle(rpr: etree._Element, props: tuple[str, ...]) -> bool | None:
+    """Whether run properties switch on one of the toggles ``props``; None
+    when they set none of them."""
+    set_here = [el for el in (rpr.find(w(p)) for p in props) if el is not None]
+    return any(is_on(el) for el in set_here) if set_here else None
+
+
+def script_mark(rpr: etree._Element) -> str | None:
+    """``"^"`` / ``"_"`` when run properties set a superscript / subscript,
+    ``""`` when they set the baseline, None when they set neither."""
+    align = rpr.find(w("vertAlign"))
+    return None if align is None else SCRIPT_MARKS.get(align.get(W_VAL, ""), "")
+
+
 def styles_setting(root: etree._Element, props: tuple[str, ...]) -> frozenset[str]:
     """The ids of the styles (paragraph or character) whose run properties,
     their own or through ``basedOn``, switch on one of the toggles ``props``
     (:data:`HIDDEN`: text Word neither shows nor prints; :data:`STRUCK`: text
     shown crossed out). A style's own setting, on or off, decides before the
     style it is based on."""
-    own: dict[str, bool | None] = {}
-    based: dict[str, str | None] = {}
-    for s in root.iter(w("style")):
-        sid = s.get(w("styleId"), "")
-        rpr = s.find(w("rPr"))
-        set_here = [el for el in (rpr.find(w(p)) for p in props) if el is not None] if rpr is not None else []
-        own[sid] = any(is_on(el) for el in set_here) if set_here else None
-        based_el = s.find(w("basedOn"))
-        based[sid] = based_el.get(W_VAL) if based_el is not None else None
-    out = set()
-    for sid in own:
-        cur, seen = sid, set()
-        while cur in own and cur not in seen:
-            seen.add(cur)
-            if own[cur] is not None:
-                if own[cur]:
-                    out.add(sid)
-                break
-            cur = based[cur]
-    return frozenset(out)
+    return frozenset(sid for sid, on in _inherited(root, lambda rpr: toggle(rpr, props)).items() if on)
+
+
+def styles_script(root: etree._Element) -> dict[str, str]:
+    """Style id → ``"^"`` or ``"_"`` for the styles that set their text as a
+    superscript or subscript (``w:vertAlign``, their own or inherited): a
+    note's mark typed by hand in the Footnote Reference style."""
+    return {sid: mark for sid, mark in _inherited(root, script_mark).items() if mark}
 
 
 def _builtin_heading(style_id: str, name: str) -> int | None:

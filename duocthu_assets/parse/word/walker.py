@@ -16,7 +16,7 @@ from .. import tabular
 from .equations import omml_linear
 from .package import A, CHART, DIAGRAM, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w
 from ..inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
-from .styles import BODY_TEXT_OUTLINE, HIDDEN, STRUCK, Styles, is_on
+from .styles import BODY_TEXT_OUTLINE, HIDDEN, STRUCK, Styles, script_mark, toggle
 from .tables import cell_positions, table_rows, unique_cells
 
 _W_R = w("r")
@@ -31,18 +31,7 @@ def paragraph_style(p: etree._Element) -> str | None:
     return style_el.get(W_VAL) if style_el is not None else None
 
 
-_SCRIPT_MARKS = {"superscript": "^", "subscript": "_"}
 _NOTE_REFERENCES = (w("footnoteReference"), w("endnoteReference"))
-
-
-def run_script(run: etree._Element) -> str:
-    """``"^"`` for a run set as a superscript (``w:vertAlign``), ``"_"`` for
-    a subscript, ``""`` otherwise and for a note's reference mark (written
-    ``[n]`` already)."""
-    align = run.find(f"{w('rPr')}/{w('vertAlign')}")
-    if align is None or any(child.tag in _NOTE_REFERENCES for child in run):
-        return ""
-    return _SCRIPT_MARKS.get(align.get(W_VAL, ""), "")
 
 
 def over_token_limit(text: str, limit: int) -> bool:
@@ -125,13 +114,29 @@ class Walker:
         deletion and one dose, not two doses."""
         return self._run_effect(run, STRUCK, self.styles.struck, self._para_struck)
 
+    def run_script(self, run: etree._Element) -> str:
+        """``"^"`` for a run set as a superscript (``w:vertAlign`` on the
+        run, else its character style's), ``"_"`` for a subscript, ``""``
+        otherwise and for a note's reference mark (written ``[n]``
+        already)."""
+        if any(child.tag in _NOTE_REFERENCES for child in run):
+            return ""
+        rpr = run.find(w("rPr"))
+        if rpr is None:
+            return ""
+        mark = script_mark(rpr)
+        if mark is not None:
+            return mark
+        style_el = rpr.find(w("rStyle"))
+        return self.styles.scripts.get(style_el.get(W_VAL, ""), "") if style_el is not None else ""
+
     @staticmethod
     def _run_effect(run: etree._Element, props: tuple[str, ...], styles: frozenset[str], by_paragraph: bool) -> bool:
         rpr = run.find(w("rPr"))
         if rpr is not None:
-            set_here = [el for el in (rpr.find(w(p)) for p in props) if el is not None]
-            if set_here:
-                return any(is_on(el) for el in set_here)
+            on = toggle(rpr, props)
+            if on is not None:
+                return on
             style_el = rpr.find(w("rStyle"))
             if style_el is not None and style_el.get(W_VAL) in styles:
                 return True
@@ -210,7 +215,7 @@ class Walker:
                 self.counts.struck_chars += len(text)
                 self.counts.struck_first = self.counts.struck_first or text
             parts.append(STRUCK_OPEN)
-        mark = run_script(run)
+        mark = self.run_script(run)
         if mark:
             parts.append(SCRIPTS[mark][0])
         self._collect(run, parts, out)
