@@ -321,8 +321,34 @@ def test_struck_cells_are_marked_and_named(corpus):
     rows = rows_of(doc)
     assert any("~~1200~~" in r and "1100" in r and "~~1100~~" not in r for r in rows), rows
     assert any("~~5.400 đ~~" in r and "~~5.000 đ~~" not in r for r in rows), rows
-    assert ("sheet 'Giá': 2 cell(s) struck through (shown crossed out: deleted, not in force) kept and marked ~~like this~~, "
-            "the first on B2: '1200'") in doc.warnings, doc.warnings
+    assert ("sheet 'Giá': 2 cell(s) struck through, 0 of them in part (shown crossed out: deleted, not in force) kept and "
+            "marked ~~like this~~, the first on B2: '1200'") in doc.warnings, doc.warnings
     for name in ("docling__xlsx_01_multisheet_merged.xlsx", "poi__52348_two_row_header.xlsx"):
         parsed = parse_bytes(corpus(name).read_bytes(), Format.XLSX)
         assert not any("struck through" in w for w in parsed.warnings) and not any("~~" in r for r in rows_of(parsed))
+
+
+def test_a_cell_struck_in_part_keeps_its_runs_apart():
+    """A rich-text cell (runs with fonts of their own) whose first run is
+    struck: ``~~1.200~~ 1.100`` in one cell, where it read ``1.200 1.100``."""
+    from openpyxl.cell.rich_text import CellRichText, TextBlock
+    from openpyxl.cell.text import InlineFont
+    from openpyxl.styles import Font
+
+    def build(wb):
+        ws = wb.active
+        ws.title = "Giá"
+        ws.append(["Thuốc", "Giá"])
+        ws.append(["Amoxicillin", "x"])
+        ws["B2"] = CellRichText(TextBlock(InlineFont(strike=True), "1.200"), " 1.100 đ")
+        ws.append(["Cefuroxim", "5.000 đ"])
+        ws["B3"].font = Font(bold=True)
+        ws.append(["Paracetamol", "300 đ"])
+        ws["A4"] = CellRichText(TextBlock(InlineFont(b=True), "Paracetamol"), " 500")  # rich, nothing struck
+
+    doc = parse_bytes(xlsx_bytes(build), Format.XLSX)
+    rows = rows_of(doc)
+    assert any("~~1.200~~ 1.100 đ" in r for r in rows), rows
+    assert any("Paracetamol 500" in r and "~~" not in r for r in rows), rows
+    assert ("sheet 'Giá': 1 cell(s) struck through, 1 of them in part (shown crossed out: deleted, not in force) kept "
+            "and marked ~~like this~~, the first on B2: '~~1.200~~ 1.100 đ'") in doc.warnings, doc.warnings

@@ -24,7 +24,7 @@ from ..settings import Settings
 from ..textnorm import normalize_block
 from . import tabular
 from .errors import DocumentRejected, ParseFailed
-from .inline_marks import crossed_out
+from .inline_marks import STRUCK_CLOSE, STRUCK_OPEN, crossed_out, written
 from .ooxml_safety import open_package, read_xml
 
 
@@ -78,7 +78,9 @@ def _kept(indexes: set[int]) -> list[int | None]:
     return out
 
 
-def sheet_grid(ws, settings: Settings, struck: frozenset[tuple[int, int]] = frozenset()) -> tuple[tabular.Grid, list[int | None], list[int | None]]:
+def sheet_grid(
+    ws, settings: Settings, struck: frozenset[tuple[int, int]] = frozenset(), rich: bool = False
+) -> tuple[tabular.Grid, list[int | None], list[int | None]]:
     """The sheet's used cells as a normalized grid, merges forward-filled, and
     for each grid row and column the sheet's row and column number (1-based,
     as Excel counts; ``None`` for a blank separator). Work and memory follow
@@ -89,9 +91,14 @@ def sheet_grid(ws, settings: Settings, struck: frozenset[tuple[int, int]] = froz
     positions (about 240 bytes each) is refused with the numbers, where a
     dense grid over the declared extent ran out of memory. A cell in
     ``struck`` (row, column) is written ``~~crossed out~~``
-    (:func:`struck_cells`)."""
+    (:func:`struck_cells`), and with ``rich`` (the workbook read with its
+    rich text) a cell's struck runs (:func:`written_value`)."""
     max_cells = settings.max_sheet_cells
     values = {key: cell.value for key, cell in ws._cells.items() if cell.value is not None and str(cell.value).strip() != ""}
+    if rich:
+        from openpyxl.cell.rich_text import CellRichText
+
+        values = {key: written_value(v) if isinstance(v, CellRichText) else v for key, v in values.items()}
     if not values:
         return [], [], []
     rows, cols = {r for r, _ in values}, {c for _, c in values}
@@ -178,15 +185,37 @@ def hidden_rows_and_columns(ws, row_numbers: list[int | None], col_numbers: list
     return " and ".join(said)
 
 
-def struck_cells(ws) -> list[tuple[int, int]]:
-    """The cells with a value whose font is struck through (row, column), in
-    reading order: a price or a dose crossed out and the new one in the next
-    cell read as two values. Kept, written ``~~12.000~~``
+def written_value(value) -> str:
+    """A rich-text cell value (openpyxl's ``CellRichText``: runs of their own
+    fonts, read only when a run may be struck) as its text with the struck
+    runs written ``~~like this~~``: ``~~1.200~~ 1.100`` in one cell."""
+    parts = []
+    for block in value:
+        text = block if isinstance(block, str) else block.text
+        struck = not isinstance(block, str) and block.font is not None and block.font.strike
+        parts.append(f"{STRUCK_OPEN}{text}{STRUCK_CLOSE}" if struck else text)
+    return written("".join(parts))
+
+
+def struck_cells(ws) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The cells with a value whose font is struck through (row, column),
+    and the cells part of whose text is (a rich-text run struck), in reading
+    order: a price or a dose crossed out and the new one beside it read as
+    two values. Kept, written ``~~12.000~~``
     (:mod:`duocthu_assets.parse.inline_marks`), and named in a warning."""
-    return sorted(
-        key for key, cell in ws._cells.items()
-        if cell.value is not None and str(cell.value).strip() != "" and cell.has_style and cell.font.strike
-    )
+    from openpyxl.cell.rich_text import CellRichText
+
+    whole, part = [], []
+    for key, cell in sorted(ws._cells.items()):
+        value = cell.value
+        if value is None or str(value).strip() == "":
+            continue
+        if isinstance(value, CellRichText):
+            if any(not isinstance(b, str) and b.font is not None and b.font.strike for b in value):
+                part.append(key)
+        elif cell.has_style and cell.font.strike:
+            whole.append(key)
+    return whole, part
 
 
 def shape_texts(zf, names: list[str]) -> list[str]:
@@ -231,20 +260,25 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
     with open_package(data, settings) as zf:
         names = zf.namelist()
         has_comments = any(n.startswith("xl/comments") or n.startswith("xl/threadedComments/") for n in names)
-        has_formulas = any(
-            _FORMULA_TAG.search(zf.read(n)) for n in names if n.startswith("xl/worksheets/") and n.endswith(".xml")
-        )
-        has_struck = b"<strike" in (zf.read("xl/styles.xml") if "xl/styles.xml" in names else b"")  # a font that may strike
+        has_formulas = struck_runs = False
+        for name in names:  # each sheet's XML read once, for both
+            if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                xml = zf.read(name)
+                has_formulas = has_formulas or bool(_FORMULA_TAG.search(xml))
+                struck_runs = struck_runs or b"<strike" in xml  # a rich-text run of an inline string
+        struck_runs = struck_runs or b"<strike" in (zf.read("xl/sharedStrings.xml") if "xl/sharedStrings.xml" in names else b"")
+        has_struck = struck_runs or b"<strike" in (zf.read("xl/styles.xml") if "xl/styles.xml" in names else b"")
         shapes = shape_texts(zf, sorted(n for n in names if n.startswith("xl/drawings/drawing") and n.endswith(".xml")))
     try:
-        wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False)
+        # rich text (runs with fonts of their own) only when a run may be struck: else a cell's text is all
+        wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False, rich_text=struck_runs)
     except Exception as exc:  # openpyxl raises many types for a damaged package
         raise ParseFailed(f"Excel workbook could not be read ({type(exc).__name__}: {exc}) — re-save it from Excel") from exc
     warnings: list[str] = []
     units: list[tuple[SegmentKind, str, str, int]] = []
     for ws in wb.worksheets:
-        struck = struck_cells(ws) if has_struck else []
-        grid, row_numbers, col_numbers = sheet_grid(ws, settings, frozenset(struck))
+        struck, partly = struck_cells(ws) if has_struck else ([], [])
+        grid, row_numbers, col_numbers = sheet_grid(ws, settings, frozenset(struck), struck_runs)
         if not grid:
             warnings.append(f"sheet '{ws.title}' is empty: skipped")
             continue
@@ -258,11 +292,12 @@ def parse(data: bytes, settings: Settings) -> ParsedDocument:
         hidden = hidden_rows_and_columns(ws, row_numbers, col_numbers)
         if hidden:
             warnings.append(f"sheet '{ws.title}': {hidden} hidden in Excel (hidden or filtered out); their content is included")
-        if struck:
-            r, c = struck[0]
+        if struck or partly:
+            r, c = min(struck + partly)
             warnings.append(
-                f"sheet '{ws.title}': {len(struck)} cell(s) struck through (shown crossed out: deleted, not in force) "
-                f"kept and marked ~~like this~~, the first on {_col_letter(c)}{r}: {str(ws.cell(r, c).value)[:160]!r}"
+                f"sheet '{ws.title}': {len(struck) + len(partly)} cell(s) struck through, {len(partly)} of them in part "
+                f"(shown crossed out: deleted, not in force) kept and marked ~~like this~~, the first on "
+                f"{_col_letter(c)}{r}: {(written_value(ws.cell(r, c).value) if (r, c) in partly else str(ws.cell(r, c).value))[:160]!r}"
             )
         if has_comments:
             noted = cell_comments(ws)
