@@ -13,14 +13,15 @@ from ...model import SegmentKind
 from ...settings import Settings
 from ...textnorm import normalize_block
 from .. import tabular
+from ..inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
 from .equations import omml_linear
 from .package import A, CHART, DIAGRAM, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w
-from ..inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
 from .styles import BODY_TEXT_OUTLINE, HIDDEN, STRUCK, Styles, script_mark, toggle
 from .tables import cell_positions, table_rows, unique_cells
 
 _W_R = w("r")
 _CHART, _DIAGRAM = f"{{{CHART}}}chart", f"{{{DIAGRAM}}}relIds"
+_NOTE_REFERENCES = (w("footnoteReference"), w("endnoteReference"))
 _SKIP_INLINE = {w(n) for n in ("pPr", "rPr", "sdtPr", "sdtEndPr", "delText", "instrText", "delInstrText", "del",
                                "moveFrom", "fldData", "tblPr", "tcPr", "trPr", "sectPr")}
 
@@ -29,9 +30,6 @@ def paragraph_style(p: etree._Element) -> str | None:
     """The id of a paragraph's style (``w:pPr/w:pStyle``), or None."""
     style_el = p.find(f"{w('pPr')}/{w('pStyle')}")
     return style_el.get(W_VAL) if style_el is not None else None
-
-
-_NOTE_REFERENCES = (w("footnoteReference"), w("endnoteReference"))
 
 
 def over_token_limit(text: str, limit: int) -> bool:
