@@ -183,3 +183,51 @@ def test_ingest_keeps_the_struck_dose_marked_and_search_says_so(tmp_path, capsys
     struck = [h for h in hits if "~~0,5 g~~" in (h["text"] or "")]
     assert struck and all(STRUCK_NOTICE in h["notices"] for h in struck), hits
     assert all(STRUCK_NOTICE not in h["notices"] for h in hits if "~~" not in (h["text"] or ""))
+
+
+def _symbol(run, font: str, char: str) -> None:
+    sym = OxmlElement("w:sym")
+    sym.set(qn("w:font"), font)
+    sym.set(qn("w:char"), char)
+    run._r.append(sym)
+
+
+def test_symbol_font_characters_read_as_themselves():
+    """Word's Insert > Symbol writes ``<w:sym w:font="Symbol" w:char="F0A3"/>``:
+    the Symbol font's code in the private-use area, which read as nothing
+    where the page shows ``≤`` (:mod:`duocthu_assets.parse.symbol_font`).
+    A font with no such table (Wingdings) keeps its code, named in the
+    warning as before."""
+
+    def build(doc):
+        p = doc.add_paragraph("Clcr ")
+        _symbol(p.add_run(), "Symbol", "F0A3")
+        p.add_run(" 30 ml/phút: 250 ")
+        _symbol(p.add_run(), "Symbol", "F06D")
+        p.add_run("g ")
+        _symbol(p.add_run(), "Symbol", "F0B1")
+        p.add_run(" 10 %; ")
+        _symbol(p.add_run(), "Wingdings", "F0FE")
+        p.add_run(" đã duyệt")
+
+    doc = _parse(build)
+    assert texts(doc) == ["Clcr ≤ 30 ml/phút: 250 µg ± 10 %; \uf0fe đã duyệt"]
+    assert "1 symbol characters in font 'Wingdings' kept as their private-use code points" in doc.warnings
+    assert not any("'Symbol'" in w for w in doc.warnings)
+
+
+def test_text_typed_in_the_symbol_font_reads_as_shown():
+    """A run set in the Symbol font stores the font's codes: ``£ 30`` is
+    shown ``≤ 30``, ``m`` is shown ``µ``; a run in another font is read as
+    it is."""
+
+    def build(doc):
+        p = doc.add_paragraph("Clcr ")
+        p.add_run("£").font.name = "Symbol"
+        p.add_run(" 30 ml/phút: 250 ")
+        p.add_run("m").font.name = "Symbol"
+        p.add_run("g; giá £ 5 ")
+        p.add_run("a").font.name = "Times New Roman"
+
+    doc = _parse(build)
+    assert texts(doc) == ["Clcr ≤ 30 ml/phút: 250 µg; giá £ 5 a"]

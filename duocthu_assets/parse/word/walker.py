@@ -14,6 +14,7 @@ from ...settings import Settings
 from ...textnorm import normalize_block
 from .. import tabular
 from ..inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
+from ..symbol_font import SYMBOL_FONTS, symbol_char, symbol_text
 from .equations import omml_linear
 from .package import A, CHART, DIAGRAM, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w
 from .styles import BODY_TEXT_OUTLINE, HIDDEN, STRUCK, Styles, script_mark, toggle
@@ -30,6 +31,15 @@ def paragraph_style(p: etree._Element) -> str | None:
     """The id of a paragraph's style (``w:pPr/w:pStyle``), or None."""
     style_el = p.find(f"{w('pPr')}/{w('pStyle')}")
     return style_el.get(W_VAL) if style_el is not None else None
+
+
+def run_font(run: etree._Element) -> str:
+    """The font a run sets for itself (``w:rFonts``' ``w:ascii``, else
+    ``w:hAnsi``), or ``""`` (its style's or the document's)."""
+    fonts = run.find(f"{w('rPr')}/{w('rFonts')}")
+    if fonts is None:
+        return ""
+    return fonts.get(w("ascii")) or fonts.get(w("hAnsi")) or ""
 
 
 def over_token_limit(text: str, limit: int) -> bool:
@@ -168,8 +178,11 @@ class Walker:
                 font = child.get(w("font"), "?")
                 code = int_hex(child.get(w("char")))
                 if code is not None:
-                    parts.append(chr(code))
-                    self.counts.symbols[font] = self.counts.symbols.get(font, 0) + 1
+                    char = symbol_char(font, code)  # the Symbol font's ≤ ≥ ± µ as themselves
+                    if char is None:
+                        char = chr(code)
+                        self.counts.symbols[font] = self.counts.symbols.get(font, 0) + 1
+                    parts.append(char)
             elif tag in (m("oMath"), m("oMathPara")):
                 self.counts.equations += 1
                 parts.append(omml_linear(child))
@@ -216,7 +229,12 @@ class Walker:
         mark = self.run_script(run)
         if mark:
             parts.append(SCRIPTS[mark][0])
-        self._collect(run, parts, out)
+        if run_font(run).casefold() in SYMBOL_FONTS:  # its text is the Symbol font's codes: "£" is shown "≤"
+            inner: list[str] = []
+            self._collect(run, inner, out)
+            parts.append(symbol_text("".join(inner)))
+        else:
+            self._collect(run, parts, out)
         if mark:
             parts.append(SCRIPTS[mark][1])
         if struck:
