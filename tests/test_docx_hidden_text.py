@@ -2,7 +2,7 @@
 screen, not printed, read by every extractor. An old dose set Hidden
 instead of deleted, with the new one typed after it, read as both; now left
 out and named in a warning, as a PDF's text painted over is
-(``word/walker.Walker.run_hidden``, ``word/styles.hidden_styles``)."""
+(``word/walker.Walker.run_hidden``, ``word/styles.styles_setting``)."""
 
 from __future__ import annotations
 

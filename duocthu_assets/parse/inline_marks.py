@@ -66,6 +66,7 @@ def _script(mark: str, core: str) -> str:
     return scripted(mark, core) if any(c.isalnum() for c in core) else core
 
 
-def crossed_out(text: str) -> str:
-    """A whole value shown crossed out (a spreadsheet cell): ``~~text~~``."""
-    return f"{STRUCK}{text.strip()}{STRUCK}" if text.strip() else text
+def struck(text: str) -> str:
+    """``text`` marked as crossed out, for :func:`written` to write
+    (``~~text~~``)."""
+    return f"{STRUCK_OPEN}{text}{STRUCK_CLOSE}"

@@ -20,6 +20,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .inline_marks import scripted
 from .pdf_engine import PageImages, pymupdf, text_lines
 from .pdf_geometry import BBox
 from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
@@ -413,7 +414,7 @@ def mark_scripts(chars: str, marks: list[str]) -> str:
         while j < n and marks[j] == mark:
             j += 1
         run = chars[i:j]
-        out.append(mark + (run if len(run) == 1 else "{" + run + "}"))
+        out.append(scripted(mark, run))
         i = j
     return "".join(out)
 

@@ -24,7 +24,8 @@ from ..settings import Settings
 from ..textnorm import normalize_block
 from . import tabular
 from .errors import DocumentRejected, ParseFailed
-from .inline_marks import STRUCK_CLOSE, STRUCK_OPEN, crossed_out, written
+from .inline_marks import struck as marked_struck
+from .inline_marks import written
 from .ooxml_safety import open_package, read_xml
 
 
@@ -127,7 +128,7 @@ def sheet_grid(
             text, kind = cell_text(value)
             text = " ".join(normalize_block(text, settings.normalization).split()) if text else ""
             if text and (r, c) in struck:
-                text = crossed_out(text)
+                text = written(marked_struck(text))
             line.append(tabular.Cell(text, (i, j), kind if text else tabular.ValueKind.EMPTY))
         grid.append(line)
     for origin_row, origin_col, r0, r1, c0, c1 in merges:
@@ -189,12 +190,13 @@ def written_value(value) -> str:
     """A rich-text cell value (openpyxl's ``CellRichText``: runs of their own
     fonts, read only when a run may be struck) as its text with the struck
     runs written ``~~like this~~``: ``~~1.200~~ 1.100`` in one cell."""
-    parts = []
-    for block in value:
-        text = block if isinstance(block, str) else block.text
-        struck = not isinstance(block, str) and block.font is not None and block.font.strike
-        parts.append(f"{STRUCK_OPEN}{text}{STRUCK_CLOSE}" if struck else text)
-    return written("".join(parts))
+    return written("".join(marked_struck(b.text) if _struck_run(b) else b if isinstance(b, str) else b.text for b in value))
+
+
+def _struck_run(block) -> bool:
+    """A run of a rich-text cell (a plain ``str``, or a ``TextBlock`` with
+    its own font) is struck through."""
+    return not isinstance(block, str) and block.font is not None and bool(block.font.strike)
 
 
 def struck_cells(ws) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -211,7 +213,7 @@ def struck_cells(ws) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         if value is None or str(value).strip() == "":
             continue
         if isinstance(value, CellRichText):
-            if any(not isinstance(b, str) and b.font is not None and b.font.strike for b in value):
+            if any(_struck_run(b) for b in value):
                 part.append(key)
         elif cell.has_style and cell.font.strike:
             whole.append(key)

@@ -39,26 +39,23 @@ def _table() -> dict[int, str]:
     return out
 
 
+def _symbol(code: int) -> str | None:
+    """The character of a Symbol-font code (or of it in the private-use
+    area at U+F000), or None."""
+    if 0xF000 <= code <= 0xF0FF:
+        code -= 0xF000
+    return _table().get(code) if code <= 0xFF else None
+
+
 def symbol_text(text: str) -> str:
     """Text typed in the Symbol font (a run whose font is Symbol: ``a`` is
     shown ``α``, ``£`` is shown ``≤``, or their private-use codes) as the
     characters shown; what has no character is kept."""
-    table = _table()
-    out = []
-    for c in text:
-        code = ord(c)
-        if 0xF000 <= code <= 0xF0FF:
-            code -= 0xF000
-        out.append(table.get(code, c) if code <= 0xFF and not c.isspace() else c)
-    return "".join(out)
+    return "".join(c if c.isspace() else _symbol(ord(c)) or c for c in text)
 
 
 def symbol_char(font: str, code: int) -> str | None:
     """The Unicode character of ``code`` (a ``w:sym`` character: the font's
     code, or it in the private-use area at U+F000) in ``font``, when the
     font is the Symbol font and the code names a character; else None."""
-    if font.strip().casefold() not in SYMBOL_FONTS:
-        return None
-    if 0xF000 <= code <= 0xF0FF:
-        code -= 0xF000
-    return _table().get(code)
+    return _symbol(code) if font.strip().casefold() in SYMBOL_FONTS else None

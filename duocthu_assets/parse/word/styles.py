@@ -35,9 +35,10 @@ class Styles:
         self.scripts: dict[str, str] = {}  # character style id → the script mark it sets its text in
         if root is None:
             return
-        self.hidden = styles_setting(root, HIDDEN)
-        self.struck = styles_setting(root, STRUCK)
-        self.scripts = styles_script(root)
+        runs = style_runs(root)  # each style's run properties and base, read once for the three below
+        self.hidden = styles_setting(runs, HIDDEN)
+        self.struck = styles_setting(runs, STRUCK)
+        self.scripts = styles_script(runs)
         for s in root.iter(w("style")):
             if s.get(w("type"), "paragraph") != "paragraph":
                 continue
@@ -99,18 +100,21 @@ STRUCK = ("strike", "dstrike")  # Strikethrough and Double strikethrough: shown,
 SCRIPT_MARKS = {"superscript": "^", "subscript": "_"}  # w:vertAlign's values → the mark a script is written after
 
 
-def _inherited(root: etree._Element, read) -> dict[str, object]:
+def style_runs(root: etree._Element) -> dict[str, tuple[etree._Element | None, str | None]]:
+    """Each style's id → its run properties (``w:rPr``, or None) and the id
+    of the style it is based on (or None)."""
+    out: dict[str, tuple[etree._Element | None, str | None]] = {}
+    for s in root.iter(w("style")):
+        based_el = s.find(w("basedOn"))
+        out[s.get(w("styleId"), "")] = (s.find(w("rPr")), based_el.get(W_VAL) if based_el is not None else None)
+    return out
+
+
+def _inherited(runs: dict[str, tuple[etree._Element | None, str | None]], read) -> dict[str, object]:
     """For each style id, what ``read`` finds in its run properties (None:
     not set there), or else in the style it is based on, and so on up the
     ``basedOn`` chain; ids where nothing sets it are left out."""
-    own: dict[str, object] = {}
-    based: dict[str, str | None] = {}
-    for s in root.iter(w("style")):
-        sid = s.get(w("styleId"), "")
-        rpr = s.find(w("rPr"))
-        own[sid] = read(rpr) if rpr is not None else None
-        based_el = s.find(w("basedOn"))
-        based[sid] = based_el.get(W_VAL) if based_el is not None else None
+    own = {sid: read(rpr) if rpr is not None else None for sid, (rpr, _) in runs.items()}
     out: dict[str, object] = {}
     for sid in own:
         cur, seen = sid, set()
@@ -119,7 +123,7 @@ def _inherited(root: etree._Element, read) -> dict[str, object]:
             if own[cur] is not None:
                 out[sid] = own[cur]
                 break
-            cur = based[cur]
+            cur = runs[cur][1]
     return out
 
 
@@ -137,20 +141,21 @@ def script_mark(rpr: etree._Element) -> str | None:
     return None if align is None else SCRIPT_MARKS.get(align.get(W_VAL, ""), "")
 
 
-def styles_setting(root: etree._Element, props: tuple[str, ...]) -> frozenset[str]:
-    """The ids of the styles (paragraph or character) whose run properties,
-    their own or through ``basedOn``, switch on one of the toggles ``props``
+def styles_setting(runs: dict[str, tuple[etree._Element | None, str | None]], props: tuple[str, ...]) -> frozenset[str]:
+    """The ids of the styles (paragraph or character; ``runs`` from
+    :func:`style_runs`) whose run properties, their own or through
+    ``basedOn``, switch on one of the toggles ``props``
     (:data:`HIDDEN`: text Word neither shows nor prints; :data:`STRUCK`: text
     shown crossed out). A style's own setting, on or off, decides before the
     style it is based on."""
-    return frozenset(sid for sid, on in _inherited(root, lambda rpr: toggle(rpr, props)).items() if on)
+    return frozenset(sid for sid, on in _inherited(runs, lambda rpr: toggle(rpr, props)).items() if on)
 
 
-def styles_script(root: etree._Element) -> dict[str, str]:
+def styles_script(runs: dict[str, tuple[etree._Element | None, str | None]]) -> dict[str, str]:
     """Style id → ``"^"`` or ``"_"`` for the styles that set their text as a
     superscript or subscript (``w:vertAlign``, their own or inherited): a
     note's mark typed by hand in the Footnote Reference style."""
-    return {sid: mark for sid, mark in _inherited(root, script_mark).items() if mark}
+    return {sid: mark for sid, mark in _inherited(runs, script_mark).items() if mark}
 
 
 def _builtin_heading(style_id: str, name: str) -> int | None:

@@ -33,6 +33,11 @@ def paragraph_style(p: etree._Element) -> str | None:
     return style_el.get(W_VAL) if style_el is not None else None
 
 
+def run_text(run: etree._Element) -> str:
+    """A run's own text (its ``w:t``), stripped: what a warning counts and quotes."""
+    return "".join(t.text or "" for t in run.iter(W_T)).strip()
+
+
 def run_font(run: etree._Element) -> str:
     """The font a run sets for itself (``w:rFonts``' ``w:ascii``, else
     ``w:hAnsi``), or ``""`` (its style's or the document's)."""
@@ -156,10 +161,10 @@ class Walker:
             if not isinstance(tag, str) or tag in _SKIP_INLINE:
                 continue
             if tag == _W_R and self.run_hidden(child):
-                hidden = "".join(t.text or "" for t in child.iter(W_T))
-                if hidden.strip():
-                    self.counts.hidden_chars += len(hidden.strip())
-                    self.counts.hidden_first = self.counts.hidden_first or hidden.strip()
+                hidden = run_text(child)
+                if hidden:
+                    self.counts.hidden_chars += len(hidden)
+                    self.counts.hidden_first = self.counts.hidden_first or hidden
                 continue
             if tag == _W_R:
                 self._run(child, parts, out)
@@ -221,7 +226,7 @@ class Walker:
         :mod:`duocthu_assets.parse.inline_marks`)."""
         struck = self.run_struck(run)
         if struck:
-            text = "".join(t.text or "" for t in run.iter(W_T)).strip()
+            text = run_text(run)
             if text:
                 self.counts.struck_chars += len(text)
                 self.counts.struck_first = self.counts.struck_first or text
