@@ -11,9 +11,14 @@ export DUOCTHU_INBOX := $(abspath $(INBOX))
 DUOCTHU_MAX_CONCURRENT ?= 2
 export DUOCTHU_MAX_CONCURRENT
 
-.PHONY: setup run test ui browser bench clean-warehouse scale-deps scale-setup scale-test
+setup: $(STAMP) hooks
 
-setup: $(STAMP)
+# the commit-msg hook of CONTRIBUTING.md (subject `area: what changed`, <= 72
+# characters); only in a git checkout, never fatal
+hooks:
+	@git rev-parse --git-dir >/dev/null 2>&1 && git config core.hooksPath .githooks || true
+
+.PHONY: setup hooks run test ui browser bench clean-warehouse scale-deps scale-setup scale-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,7 +29,9 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/duocthu ingest $(INBOX) --warehouse $(WAREHOUSE) --report $(WAREHOUSE)/last_ingest.json
 
+# the import contracts of .importlinter first (seconds), then the suite
 test: setup
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 
 # The UI, the daemon (inbox sensor, nightly schedule, run queue) and a code

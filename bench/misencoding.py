@@ -1,5 +1,5 @@
 """Misencoded text over the corpus: what leak_02's misencoding test
-(:func:`duocthu_assets.parse.mojibake.misencoding`) flags among every
+(:func:`duocthu_assets.parse.encoding.mojibake.misencoding`) flags among every
 segment of every corpus document, every format (what it must not flag: real
 text), and how much of the corpus's real Vietnamese it finds once typed in
 a legacy font encoding (TCVN3, VNI), per document. With ``/usr/share/i18n``
@@ -25,11 +25,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import duocthu_assets.parse.pdf_engine  # noqa: E402,F401 (MuPDF set up before any other import of it)
+import duocthu_assets.parse.pdf.engine  # noqa: E402,F401 (MuPDF set up before any other import of it)
 from duocthu_assets.formats import detect_format, refusal_reason  # noqa: E402
 from duocthu_assets.parse import parse_document  # noqa: E402
-from duocthu_assets.parse.legacy_vietnamese import TCVN3, VNI, typed_in_tcvn3, typed_in_vni  # noqa: E402
-from duocthu_assets.parse.mojibake import legacy_vietnamese_window, misencoding  # noqa: E402
+from duocthu_assets.parse.encoding.legacy_vietnamese import TCVN3, VNI, typed_in_tcvn3, typed_in_vni  # noqa: E402
+from duocthu_assets.parse.encoding.mojibake import legacy_vietnamese_window, misencoding  # noqa: E402
 from duocthu_assets.settings import Settings  # noqa: E402
 
 VIETNAMESE_LETTERS = set("ăâđêôơư")

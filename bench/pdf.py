@@ -39,10 +39,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from duocthu_assets.model import BlockKind, Format  # noqa: E402
-from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
-from duocthu_assets.parse import pdf as pdf_stage  # noqa: E402
-from duocthu_assets.parse.pdf_engine import pymupdf  # noqa: E402
-from duocthu_assets.parse.pdf_geometry import iou  # noqa: E402
+from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
+from duocthu_assets.parse import parse_document  # noqa: E402
+from duocthu_assets.parse.pdf import reader as pdf_stage  # noqa: E402
+from duocthu_assets.parse.pdf.engine import pymupdf  # noqa: E402
+from duocthu_assets.parse.pdf.geometry import iou  # noqa: E402
 from duocthu_assets.settings import Settings, collection_settings  # noqa: E402
 
 CORPUS = Path(os.environ.get("DUOCTHU_CORPUS", REPO.parent / "shared" / "corpus"))

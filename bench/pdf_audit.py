@@ -4,10 +4,10 @@
 
 For every corpus PDF that opens and has text: tables and formulas found,
 table rows left under a table in prose (lines that line up with two or more
-of its columns, :mod:`duocthu_assets.parse.pdf_leaks`), a formula's cell
+of its columns, :mod:`duocthu_assets.parse.pdf.audit.leaks`), a formula's cell
 lines left just over or under its block (``loose_cell_lines``), lines of a
 formula block with a cell of running text (prose swallowed), running-text lines
-inside a table (prose swallowed), prose segments holding flattened math or mojibake (:mod:`duocthu_assets.parse.mojibake`),
+inside a table (prose swallowed), prose segments holding flattened math or mojibake (:mod:`duocthu_assets.parse.encoding.mojibake`),
 pairs of words stacked over each other (a fraction, over a bar or not) that
 no block holds whole (what leak_02 names), whether every character of each block lies inside its crop rectangle,
 and glyphs with no Unicode mapping: left out of the text (the page accounts'
@@ -27,15 +27,16 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from duocthu_assets.model import BlockKind, Format, SegmentKind  # noqa: E402
-from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
-from duocthu_assets.parse.mojibake import misencoding  # noqa: E402
-from duocthu_assets.parse.pdf_leaks import flattened_math, inspect_tables, lost_glyphs_in, stacked_pairs_in  # noqa: E402
-from duocthu_assets.parse.pdf_candidates import inside_box  # noqa: E402
-from duocthu_assets.parse.pdf_crops import crop_box  # noqa: E402
-from duocthu_assets.parse.pdf_engine import open_pdf, pymupdf  # noqa: E402
-from duocthu_assets.parse.pdf_geometry import center, contains_point  # noqa: E402
-from duocthu_assets.parse.pdf_page import read_page  # noqa: E402
-from duocthu_assets.parse.pdf_settings import resolve_pdf_settings  # noqa: E402
+from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
+from duocthu_assets.parse import parse_document  # noqa: E402
+from duocthu_assets.parse.encoding.mojibake import misencoding  # noqa: E402
+from duocthu_assets.parse.pdf.audit.leaks import flattened_math, inspect_tables, lost_glyphs_in, stacked_pairs_in  # noqa: E402
+from duocthu_assets.parse.pdf.blocks.candidates import inside_box  # noqa: E402
+from duocthu_assets.parse.pdf.crops import crop_box  # noqa: E402
+from duocthu_assets.parse.pdf.engine import open_pdf, pymupdf  # noqa: E402
+from duocthu_assets.parse.pdf.geometry import center, contains_point  # noqa: E402
+from duocthu_assets.parse.pdf.read.page import read_page  # noqa: E402
+from duocthu_assets.settings.pdf import resolve_pdf_settings  # noqa: E402
 from duocthu_assets.settings import Settings  # noqa: E402
 import xml.etree.ElementTree as ET  # noqa: E402
 
@@ -123,8 +124,8 @@ def prose_lines_in_formulas(blocks) -> list[tuple[int, str]]:
     function names aside): a paragraph's line taken into a display formula.
     A formula set in words (a cell of the block is a lone operator, ``=``
     or ``x``: a decree's) is made of such lines and is left out."""
-    from duocthu_assets.parse.pdf_display_math import _prose_words
-    from duocthu_assets.parse.pdf_leaks import LONE_OPERATORS
+    from duocthu_assets.parse.pdf.blocks.display_math import _prose_words
+    from duocthu_assets.parse.pdf.records import LONE_OPERATORS
 
     found = []
     for b in blocks:

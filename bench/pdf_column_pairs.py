@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from duocthu_assets.model import Format  # noqa: E402
 from duocthu_assets.parse import parse_document  # noqa: E402
-from duocthu_assets.parse.pdf_engine import pymupdf  # noqa: E402
+from duocthu_assets.parse.pdf.engine import pymupdf  # noqa: E402
 from duocthu_assets.settings import Settings  # noqa: E402
 
 CORPUS = Path(os.environ.get("DUOCTHU_CORPUS", REPO.parent / "shared" / "corpus"))

@@ -8,7 +8,7 @@ beside a base glyph of a bigger line but were read by MuPDF as a line of
 their own (found by :func:`probe_script_lines`, a looser finder than the
 parser's, so it also counts what the parser leaves alone), how many of them
 the page reader attaches to their line and marks
-(:func:`duocthu_assets.parse.pdf_scripts.attach_script_lines`), and how many
+(:func:`duocthu_assets.parse.pdf.read.scripts.attach_script_lines`), and how many
 are left apart: inside a lifted block (a display formula's limits: fine) or
 in prose (unmarked). ``--show`` prints that many of each file's hits.
 """
@@ -25,11 +25,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from duocthu_assets.model import Format  # noqa: E402
-from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document  # noqa: E402
-from duocthu_assets.parse.pdf_engine import open_pdf  # noqa: E402
-from duocthu_assets.parse.pdf_leaks import reading_lines  # noqa: E402
-from duocthu_assets.parse.pdf_page import TEXT_FLAGS  # noqa: E402
-from duocthu_assets.parse.pdf_scripts import attach_script_lines, line_geometry, unattached_script_lines  # noqa: E402
+from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
+from duocthu_assets.parse import parse_document  # noqa: E402
+from duocthu_assets.parse.pdf.engine import open_pdf  # noqa: E402
+from duocthu_assets.parse.pdf.audit.leaks import reading_lines  # noqa: E402
+from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS  # noqa: E402
+from duocthu_assets.parse.pdf.read.scripts import attach_script_lines, line_geometry, unattached_script_lines  # noqa: E402
 from duocthu_assets.settings import Settings  # noqa: E402
 
 CORPUS = Path(os.environ.get("DUOCTHU_CORPUS", REPO.parent / "shared" / "corpus"))

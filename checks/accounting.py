@@ -18,7 +18,7 @@ A failure names the pages and the count of characters unaccounted for.
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_rtl import LOST_LETTERS
+from duocthu_assets.parse.pdf.read.rtl import LOST_LETTERS
 
 from .rules import DocumentRows, Rule, RuleResult
 

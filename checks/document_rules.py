@@ -5,8 +5,8 @@ index, and the message says what to do."""
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_hidden import INVISIBLE_TEXT
-from duocthu_assets.parse.pdf_scans import SCANNED_REGION
+from duocthu_assets.parse.pdf.read.hidden import INVISIBLE_TEXT
+from duocthu_assets.parse.pdf.read.scans import SCANNED_REGION
 
 from .rules import DocumentRows, Rule, RuleResult
 

@@ -66,7 +66,7 @@ class SegmentKind(StrEnum):
 class BlockKind(StrEnum):
     TABLE = "table"
     FORMULA = "formula"
-    PICTURE = "picture"  # an image on a page of text (parse/pdf_pictures.py): its content is in no text
+    PICTURE = "picture"  # an image on a page of text (parse/pdf/read/pictures.py): its content is in no text
 
 
 class BlockShape(StrEnum):
@@ -83,7 +83,7 @@ class FurnitureKind(StrEnum):
     PAGE_LABEL = "page_label"
     MARGIN_STAMP = "margin_stamp"  # rotated or vertical text in a margin (an arXiv identifier)
     WATERMARK = "watermark"
-    HIDDEN = "hidden"  # text the page does not show: an opaque shape drawn over it (parse/pdf_hidden.py)
+    HIDDEN = "hidden"  # text the page does not show: an opaque shape drawn over it (parse/pdf/read/hidden.py)
 
 
 class ChunkKind(StrEnum):

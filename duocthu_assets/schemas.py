@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping
 
 import pyarrow as pa
 
-from .parse.pdf_settings import PdfSettings
+from .settings.pdf import PdfSettings
 from .model import Chunk, CropRow, EmbeddingRow, LiftedBlock, ParsedDocumentRow, RawDocumentRow, Segment
 
 SCHEMA_VERSION_KEY = b"duocthu.schema_version"

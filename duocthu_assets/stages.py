@@ -11,7 +11,8 @@ import pyarrow as pa
 
 from .runtime.isolation import Outcome, run_isolated
 from .model import SCHEMA_VERSION, Format, ParsedDocument, ParseStatus, SourceStatus
-from .parse import DocumentRejected, ParseFailed, parse_document
+from .parse.errors import DocumentRejected, ParseFailed
+from .parse import parse_document
 from .rows import _plain, block_from_row, segment_from_row, to_row
 from .settings import Settings
 from .runtime.step_failures import StepFailed
@@ -123,7 +124,7 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
     folder = warehouse.path("crops", doc_id)
     keep: set[str] = set()
     if block_rows:
-        from .parse.pdf_crops import render_block_crop
+        from .parse.pdf.crops import render_block_crop
 
         data = warehouse.read_source(raw_row["sha256"])
         for block in block_rows:

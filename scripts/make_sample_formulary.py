@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from duocthu_assets.parse.pdf_engine import pymupdf  # noqa: E402  # PyMuPDF without its layout model
-from duocthu_assets.parse.formulary import STANDARD_SECTIONS  # noqa: E402
+from duocthu_assets.parse.pdf.engine import pymupdf  # noqa: E402  # PyMuPDF without its layout model
+from duocthu_assets.parse.profiles.formulary import STANDARD_SECTIONS  # noqa: E402
 from duocthu_assets.textnorm import ascii_slug  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

@@ -144,7 +144,7 @@ def test_each_rule_blocks_its_document_through_dagster(tmp_path: Path, monkeypat
     from duocthu_assets import chunking, textnorm
     from duocthu_assets.assets import chunks as chunks_asset
     from duocthu_assets.cli import main
-    from duocthu_assets.parse.word import walker
+    from duocthu_assets.parse.office.word import walker
 
     inbox = tmp_path / "inbox"
     for folder, toml in {

@@ -107,8 +107,8 @@ def test_footnote_reference_marks_stay_numbered():
     """A note's reference is written ``[n]`` already: its superscript style
     adds no mark."""
     from duocthu_assets.parse.inline_marks import written
-    from duocthu_assets.parse.word.styles import Styles
-    from duocthu_assets.parse.word.walker import Walker
+    from duocthu_assets.parse.office.word.styles import Styles
+    from duocthu_assets.parse.office.word.walker import Walker
 
     run = OxmlElement("w:r")
     rpr = OxmlElement("w:rPr")
@@ -195,7 +195,7 @@ def _symbol(run, font: str, char: str) -> None:
 def test_symbol_font_characters_read_as_themselves():
     """Word's Insert > Symbol writes ``<w:sym w:font="Symbol" w:char="F0A3"/>``:
     the Symbol font's code in the private-use area, which read as nothing
-    where the page shows ``≤`` (:mod:`duocthu_assets.parse.symbol_font`).
+    where the page shows ``≤`` (:mod:`duocthu_assets.parse.office.symbol_font`).
     A font with no such table (Wingdings) keeps its code, named in the
     warning as before."""
 

@@ -10,7 +10,7 @@ import pytest
 
 from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
-from duocthu_assets.parse.pdf_leaks import code_listing, flattened_window, monospaced
+from duocthu_assets.parse.pdf.audit.leaks import code_listing, flattened_window, monospaced
 
 from .conftest import CORPUS
 

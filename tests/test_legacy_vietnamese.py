@@ -16,8 +16,8 @@ import pytest
 from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
 from duocthu_assets.parse.legacy_fonts import encoding_of, legacy_fonts
-from duocthu_assets.parse.legacy_vietnamese import TCVN3, VNI, is_syllable, legacy_readings, tcvn3_reading, typed_in_tcvn3, typed_in_vni, vni_reading
-from duocthu_assets.parse.mojibake import legacy_vietnamese_window, legacy_words, misencoded_window, misencoding
+from duocthu_assets.parse.encoding.legacy_vietnamese import TCVN3, VNI, is_syllable, legacy_readings, tcvn3_reading, typed_in_tcvn3, typed_in_vni, vni_reading
+from duocthu_assets.parse.encoding.mojibake import legacy_vietnamese_window, legacy_words, misencoded_window, misencoding
 
 from .conftest import corpus_path, ingest_inbox
 from .docgen import make_docx, make_text_pdf, make_xlsx

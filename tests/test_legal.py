@@ -12,7 +12,7 @@ import pytest
 from duocthu_assets.formats import detect_format
 from duocthu_assets.model import SegmentKind
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.legal import clause_kind, match_heading, numbering_key
+from duocthu_assets.parse.profiles.legal import clause_kind, match_heading, numbering_key
 from duocthu_assets.parse.structure import heading_key
 from duocthu_assets.settings import Settings
 

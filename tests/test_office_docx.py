@@ -13,7 +13,8 @@ import pytest
 
 from duocthu_assets.formats import detect_format
 from duocthu_assets.model import Format, SegmentKind
-from duocthu_assets.parse import DocumentRejected, parse_document
+from duocthu_assets.parse.errors import DocumentRejected
+from duocthu_assets.parse import parse_document
 from duocthu_assets.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]

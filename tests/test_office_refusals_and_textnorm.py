@@ -10,7 +10,8 @@ import pytest
 
 from duocthu_assets.formats import detect_format, refusal_reason
 from duocthu_assets.model import Format
-from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document
+from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
+from duocthu_assets.parse import parse_document
 from duocthu_assets.settings import Normalization, Settings
 from duocthu_assets.textnorm import normalize_block, normalize_persian
 

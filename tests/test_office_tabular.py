@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from duocthu_assets.parse import tabular
-from duocthu_assets.parse.tabular import Cell, Region, ValueKind, text_cell, text_kind
+from duocthu_assets.parse.office import tabular
+from duocthu_assets.parse.office.tabular import Cell, Region, ValueKind, text_cell, text_kind
 
 
 def grid_of(rows: list[list[str]]) -> tabular.Grid:

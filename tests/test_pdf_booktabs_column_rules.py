@@ -9,9 +9,9 @@ import pytest
 
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_grids import bridge_rule_gaps
-from duocthu_assets.parse.pdf_page import Rule
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.blocks.grids import bridge_rule_gaps
+from duocthu_assets.parse.pdf.records import Rule
 from duocthu_assets.settings import Settings
 
 from .conftest import CORPUS

@@ -15,9 +15,10 @@ from functools import lru_cache
 import pytest
 
 from duocthu_assets.model import BlockKind, BlockShape, Format
-from duocthu_assets.parse import DocumentRejected, ParseFailed, parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_geometry import iou
+from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
+from duocthu_assets.parse import parse_document
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.geometry import iou
 from duocthu_assets.settings import Settings
 
 from .conftest import CORPUS, corpus_path

@@ -12,8 +12,8 @@ import pytest
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.errors import ParseFailed
-from duocthu_assets.parse.pdf_crops import render_block_crop
-from duocthu_assets.parse.pdf_engine import pymupdf
+from duocthu_assets.parse.pdf.crops import render_block_crop
+from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import collection_settings
 
 FOLDER = Path(__file__).resolve().parents[1] / "data" / "inbox" / "formulary"

@@ -10,11 +10,11 @@ import pytest
 
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_crops import crop_box, render_block_crop
-from duocthu_assets.parse.pdf_engine import open_pdf, pymupdf
-from duocthu_assets.parse.pdf_geometry import center, contains_point
-from duocthu_assets.parse.pdf_page import read_page
-from duocthu_assets.parse.pdf_settings import resolve_pdf_settings
+from duocthu_assets.parse.pdf.crops import crop_box, render_block_crop
+from duocthu_assets.parse.pdf.engine import open_pdf, pymupdf
+from duocthu_assets.parse.pdf.geometry import center, contains_point
+from duocthu_assets.parse.pdf.read.page import read_page
+from duocthu_assets.settings.pdf import resolve_pdf_settings
 from duocthu_assets.settings import Settings
 
 from .conftest import INBOX, corpus_path

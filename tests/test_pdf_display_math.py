@@ -8,8 +8,8 @@ import pytest
 
 from duocthu_assets.model import BlockKind, BlockShape, Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_display_math import _own_column, is_math_row
-from duocthu_assets.parse.pdf_page import Fragment
+from duocthu_assets.parse.pdf.blocks.display_math import _own_column, is_math_row
+from duocthu_assets.parse.pdf.records import Fragment
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path

@@ -15,7 +15,7 @@ import pytest
 
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
+from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path

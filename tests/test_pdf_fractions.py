@@ -9,10 +9,10 @@ from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_fractions import fraction_text, stacked_pairs
-from duocthu_assets.parse.pdf_leaks import lone_operators_in, stacked_pairs_in
-from duocthu_assets.parse.pdf_page import Word, make_fragment
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.read.fractions import fraction_text, stacked_pairs
+from duocthu_assets.parse.pdf.audit.leaks import lone_operators_in, stacked_pairs_in
+from duocthu_assets.parse.pdf.records import Word, make_fragment
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path
@@ -124,8 +124,8 @@ def test_a_fraction_in_the_lines_own_size_over_a_fitted_bar_is_a_barred_pair():
     """``df/dx`` set in the text's size (a display in prose): not joined (no
     script size proves it), found over its bar; an underlined word with a
     longer line under it is not."""
-    from duocthu_assets.parse.pdf_fractions import barred_pairs
-    from duocthu_assets.parse.pdf_page import Rule
+    from duocthu_assets.parse.pdf.read.fractions import barred_pairs
+    from duocthu_assets.parse.pdf.records import Rule
 
     df = Word("df", (292.2, 483.8, 304.5, 495.7), 12.0, False, False, 0)
     dx = Word("dx", (292.4, 500.1, 305.5, 512.0), 12.0, False, False, 1)
@@ -298,7 +298,7 @@ def test_a_math_glyph_stretched_over_the_next_line_does_not_join_the_two():
     line set at 669-678 (a math font's descent); the next line, 681-690,
     overlapped it by more than half its height and the two read as one row:
     ``image by using by initializing x_T ∼N(0, 1) …``."""
-    from duocthu_assets.parse.pdf_layout import Item, order_lines
+    from duocthu_assets.parse.pdf.layout.order import Item, order_lines
 
     def frag(words, line_id):
         return make_fragment([Word(t, b, 10.0, False, False, line_id) for t, b in words], line_id)
@@ -329,7 +329,7 @@ def test_a_pair_half_inside_a_lifted_block_still_fails_leak_02():
 
 
 def _cell_lines_left(data: bytes, parsed) -> list:
-    from duocthu_assets.parse.pdf_leaks import inspect_tables
+    from duocthu_assets.parse.pdf.audit.leaks import inspect_tables
 
     every = [(b.page_no, b.bbox) for b in parsed.blocks]
     formulas = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind.value == "formula"]
@@ -361,7 +361,7 @@ def test_a_cell_line_left_outside_its_formula_fails_leak_01(monkeypatch):
     The leak detector names the cell lines left just over and under the
     block, and leak_01 fails the document with the prose chunk holding them."""
     from checks.leaks import table_row_in_prose
-    from duocthu_assets.parse import pdf_blocks, pdf_formulas
+    from duocthu_assets.parse.pdf.blocks import find as pdf_blocks, formulas as pdf_formulas
 
     from .test_pdf_stress import stress
 
@@ -434,7 +434,8 @@ def _line(text: str, x0: float, top: float, size: float = 10.0):
 
 
 def test_a_formula_ending_with_an_operator_goes_on_into_its_lines_of_math_not_into_prose():
-    from duocthu_assets.parse.pdf_leaks import continued_lines, formula_goes_on
+    from duocthu_assets.parse.pdf.audit.leaks import formula_goes_on
+    from duocthu_assets.parse.pdf.blocks.lines import continued_lines
 
     head = _line("S_{max}(D) =", 80, 100)
     box = head.bbox
@@ -461,7 +462,7 @@ def test_a_display_equation_ending_its_first_line_with_an_operator_is_lifted_who
     out of order. p. 7's formula, cut inside a paragraph's line
     (``Pr(M(d) =`` in the block, ``y) Pr(A(y) = x) and we use that …``
     in prose), is named by leak_01 instead: that line holds prose."""
-    from duocthu_assets.parse.pdf_leaks import inspect_tables
+    from duocthu_assets.parse.pdf.audit.leaks import inspect_tables
 
     data = corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes()
     parsed = parse_document(data, Format.PDF, Settings())
@@ -481,7 +482,7 @@ def test_a_wrapped_cells_next_line_does_not_hide_the_rows_under_it():
     stopped there and Table 1's last two rows went to prose unnamed. A line
     of one piece on a column's left edge (not the first column: a paragraph
     starts there) is stepped over."""
-    from duocthu_assets.parse.pdf_leaks import leaked_rows
+    from duocthu_assets.parse.pdf.audit.leaks import leaked_rows
 
     table = [_line("Input", 60, 100), _line("why do all of my questions", 150, 100),
              _line("LPT", 60, 115), _line("why do my questions get", 150, 115)]
@@ -502,7 +503,7 @@ def test_aaai_table_1s_last_rows_no_longer_left_in_prose():
     rows were in prose, named by leak_01. The layout now reads the two
     tables in their own columns (pdf_layout.side_by_side, tested in
     test_pdf_stress): no row of a table is left under it on p. 4."""
-    from duocthu_assets.parse.pdf_leaks import inspect_tables
+    from duocthu_assets.parse.pdf.audit.leaks import inspect_tables
 
     data = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()
     parsed = parse_document(data, Format.PDF, Settings())
@@ -512,7 +513,7 @@ def test_aaai_table_1s_last_rows_no_longer_left_in_prose():
 
 
 def _lost_outside_blocks(data: bytes, parsed) -> list:
-    from duocthu_assets.parse.pdf_leaks import lost_glyphs_in
+    from duocthu_assets.parse.pdf.audit.leaks import lost_glyphs_in
 
     blocks = [(b.page_no, b.bbox) for b in parsed.blocks]
     return [

@@ -13,8 +13,8 @@ import pytest
 
 from duocthu_assets.model import Format, FurnitureKind
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_hidden import UNSHOWN_TEXT
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.read.hidden import UNSHOWN_TEXT
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox

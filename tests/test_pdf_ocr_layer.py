@@ -18,9 +18,9 @@ import pytest
 
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_hidden import INVISIBLE_TEXT, invisible_chars
-from duocthu_assets.parse.pdf_settings import PdfSettings
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.read.hidden import INVISIBLE_TEXT, invisible_chars
+from duocthu_assets.settings.pdf import PdfSettings
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox

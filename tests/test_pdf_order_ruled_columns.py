@@ -10,9 +10,9 @@ import pytest
 
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_layout import Item, ruled_columns, ruled_cut
-from duocthu_assets.parse.pdf_page import Fragment, Rule, Word
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.layout.order import Item, ruled_columns, ruled_cut
+from duocthu_assets.parse.pdf.records import Fragment, Rule, Word
 from duocthu_assets.settings import Settings
 
 from .conftest import CORPUS

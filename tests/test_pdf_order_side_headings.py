@@ -4,9 +4,9 @@ first column, level with its rows, is not (issue 15 residual)."""
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf_layout import Item, prose_gutter, side_headings
-from duocthu_assets.parse.pdf_page import Fragment, Word
-from duocthu_assets.parse.pdf_settings import resolve_pdf_settings
+from duocthu_assets.parse.pdf.layout.order import Item, prose_gutter, side_headings
+from duocthu_assets.parse.pdf.records import Fragment, Word
+from duocthu_assets.settings.pdf import resolve_pdf_settings
 
 
 def _frag(text: str, x0: float, y0: float, size: float, bold: bool) -> Fragment:

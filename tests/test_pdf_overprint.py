@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from duocthu_assets.parse.pdf_engine import open_pdf
-from duocthu_assets.parse.pdf_page import overprinted_lines, read_page
-from duocthu_assets.parse.pdf_settings import resolve_pdf_settings
+from duocthu_assets.parse.pdf.engine import open_pdf
+from duocthu_assets.parse.pdf.read.page import overprinted_lines, read_page
+from duocthu_assets.settings.pdf import resolve_pdf_settings
 
 from .conftest import CORPUS
 

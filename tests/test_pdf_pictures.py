@@ -1,4 +1,4 @@
-"""Pictures on a page of text (parse/pdf_pictures.py): a screenshot of a
+"""Pictures on a page of text (parse/pdf/read/pictures.py): a screenshot of a
 dosing table, a chart, a photograph — content no text extractor reads —
 are lifted as blocks of kind ``picture``: the prose chunk they sit in
 carries the attachment and their crop, a descriptor names them. Before,
@@ -12,8 +12,8 @@ import pytest
 
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_pictures import picture_regions, reading_position
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.read.pictures import picture_regions, reading_position
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox

@@ -1,7 +1,7 @@
 """Arabic-script PDFs: glyphs that stand for several letters (the lam-alef
-ligature) read back in the font's order (duocthu_assets.parse.pdf_rtl), and
+ligature) read back in the font's order (duocthu_assets.parse.pdf.read.rtl), and
 text read through a broken glyph map found and blocked (leak_02,
-duocthu_assets.parse.mojibake.broken_glyph_map_window)."""
+duocthu_assets.parse.encoding.mojibake.broken_glyph_map_window)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.mojibake import broken_glyph_map_window, misencoding
-from duocthu_assets.parse.pdf_rtl import (
-    dropped_before_ligature, glyph_order, out_of_order, reading_order, reorder_words, right_to_left_table, row_reading_order, rtl_words,
-)
+from duocthu_assets.parse.encoding.mojibake import broken_glyph_map_window, misencoding
+from duocthu_assets.parse.pdf.read.rtl import dropped_before_ligature, glyph_order, out_of_order, reading_order, reorder_words, right_to_left_table, row_reading_order, rtl_words
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox

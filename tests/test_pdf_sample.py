@@ -18,7 +18,7 @@ import pytest
 
 from duocthu_assets.model import BlockKind, Format, SegmentKind
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_geometry import iou
+from duocthu_assets.parse.pdf.geometry import iou
 from duocthu_assets.settings import Profile, collection_settings
 
 FOLDER = Path(__file__).resolve().parents[1] / "data" / "inbox" / "formulary"

@@ -10,9 +10,10 @@ import pytest
 
 from duocthu_assets.model import Format, SegmentKind
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_leaks import flattened_math, unmark
-from duocthu_assets.parse.pdf_page import TEXT_FLAGS, mark_scripts, script_marks
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.audit.leaks import flattened_math
+from duocthu_assets.parse.pdf.records import unmark
+from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS, mark_scripts, script_marks
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path
@@ -121,7 +122,7 @@ def _line(*spans, direction=(1, 0)):
 
 
 def test_a_raised_or_lowered_line_touching_the_end_of_a_line_is_its_script():
-    from duocthu_assets.parse.pdf_scripts import attach_script_lines
+    from duocthu_assets.parse.pdf.read.scripts import attach_script_lines
 
     host = _line(("the cube x", 10, 100, 200))  # ends at x = 150
     sup = _line(("3", 7, 150, 194))  # 0.6 em up
@@ -133,7 +134,7 @@ def test_a_raised_or_lowered_line_touching_the_end_of_a_line_is_its_script():
 
 
 def test_what_is_set_apart_for_a_reason_is_not_attached():
-    from duocthu_assets.parse.pdf_scripts import attach_script_lines
+    from duocthu_assets.parse.pdf.read.scripts import attach_script_lines
 
     body = _line(("a line of prose", 10, 100, 200))  # ends at x = 175
     footnote = _line(("1 A footnote", 8, 175, 212))  # 1.2 em below: a line of its own
@@ -146,7 +147,7 @@ def test_what_is_set_apart_for_a_reason_is_not_attached():
 
 
 def test_a_script_before_its_line_and_a_right_to_left_line():
-    from duocthu_assets.parse.pdf_scripts import attach_script_lines
+    from duocthu_assets.parse.pdf.read.scripts import attach_script_lines
 
     mark = _line(("1", 7, 95.5, 195))  # a footnote mark opening the footnote's line
     text = _line(("See the table.", 10, 99, 200))
@@ -156,7 +157,7 @@ def test_a_script_before_its_line_and_a_right_to_left_line():
 
 
 def test_stacked_scripts_join_their_base_in_reading_order():
-    from duocthu_assets.parse.pdf_scripts import Part, join_parts
+    from duocthu_assets.parse.pdf.read.scripts import Part, join_parts
 
     p = Part(186.6, 191.6, "p", ("",), 0, 10)
     of = Part(175.2, 183.6, "of", ("", ""), 0, 10)
@@ -253,8 +254,8 @@ def test_a_script_the_reader_found_but_left_apart_is_loud_too(monkeypatch):
     reader's ``script_hosts`` with the pure finder and names it."""
     import dataclasses
 
-    from duocthu_assets.parse import pdf_page
-    from duocthu_assets.parse.pdf_leaks import loose_scripts_in
+    from duocthu_assets.parse.pdf.read import page as pdf_page
+    from duocthu_assets.parse.pdf.audit.leaks import loose_scripts_in
 
     data = _script_lines_pdf()
     assert loose_scripts_in(data, [1]) == []  # the reader attaches them all

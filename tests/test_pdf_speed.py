@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf import embedded_files, labels_from_rules, page_annotations
-from duocthu_assets.parse.pdf_engine import pymupdf
-from duocthu_assets.parse.pdf_leaks import BAD_GLYPH, MATH_CHAR, _bad_glyph, _math_char
+from duocthu_assets.parse.pdf.reader import embedded_files, labels_from_rules, page_annotations
+from duocthu_assets.parse.pdf.engine import pymupdf
+from duocthu_assets.parse.pdf.records import BAD_GLYPH, MATH_CHAR, is_bad_glyph, is_math_char
 from duocthu_assets.settings import Settings
 
 
@@ -37,8 +37,8 @@ def test_page_labels_rules_out_of_order_are_sorted_by_start_page():
 
 
 def test_the_regular_expressions_hold_exactly_the_characters_of_the_per_character_tests():
-    math = [o for o in range(0x110000) if bool(MATH_CHAR.match(chr(o))) != _math_char(chr(o))]
-    bad = [o for o in range(0x110000) if bool(BAD_GLYPH.match(chr(o))) != _bad_glyph(chr(o))]
+    math = [o for o in range(0x110000) if bool(MATH_CHAR.match(chr(o))) != is_math_char(chr(o))]
+    bad = [o for o in range(0x110000) if bool(BAD_GLYPH.match(chr(o))) != is_bad_glyph(chr(o))]
     assert math == [] and bad == []
 
 
@@ -116,9 +116,9 @@ def test_a_damaged_name_table_names_no_attachment_and_does_not_fail():
 
 
 def test_furniture_passes_given_the_rows_once_find_what_they_find_reading_them_each():
-    from duocthu_assets.parse.pdf_furniture import _lone_number_rows, _rows, band_rows, repeated_lines
-    from duocthu_assets.parse.pdf_page import read_page
-    from duocthu_assets.parse.pdf_settings import PdfSettings
+    from duocthu_assets.parse.pdf.furniture.detect import _lone_number_rows, _rows, band_rows, repeated_lines
+    from duocthu_assets.parse.pdf.read.page import read_page
+    from duocthu_assets.settings.pdf import PdfSettings
 
     doc = pymupdf.open()
     for k in range(4):
@@ -139,7 +139,7 @@ def test_furniture_passes_given_the_rows_once_find_what_they_find_reading_them_e
 
 
 def _line(x0: float, y0: float, n_words: int, bold: bool = False, width: float = 0.0):
-    from duocthu_assets.parse.pdf_page import Word, make_fragment
+    from duocthu_assets.parse.pdf.records import Word, make_fragment
 
     step = (width / n_words) if width else 30.0
     words = [Word(f"w{k}", (x0 + k * step, y0, x0 + k * step + step - 4, y0 + 10), 10.0, bold, False, int(y0)) for k in range(n_words)]
@@ -147,8 +147,8 @@ def _line(x0: float, y0: float, n_words: int, bold: bool = False, width: float =
 
 
 def _items(frags, blocks=()):
-    from duocthu_assets.parse.pdf_candidates import BlockCandidate
-    from duocthu_assets.parse.pdf_layout import Item
+    from duocthu_assets.parse.pdf.blocks.candidates import BlockCandidate
+    from duocthu_assets.parse.pdf.layout.order import Item
     from duocthu_assets.model import BlockKind, BlockShape
 
     return [Item(f.bbox, fragment=f) for f in frags] + [
@@ -157,7 +157,7 @@ def _items(frags, blocks=()):
 
 
 def _prose_gutter_without_precondition(items, settings, min_lines, monkeypatch):
-    from duocthu_assets.parse import pdf_layout
+    from duocthu_assets.parse.pdf.layout import order as pdf_layout
 
     with monkeypatch.context() as m:
         m.setattr(pdf_layout, "_may_have_prose_sides", lambda frags, min_words: True)
@@ -167,8 +167,8 @@ def _prose_gutter_without_precondition(items, settings, min_lines, monkeypatch):
 def test_the_precondition_never_changes_what_prose_gutter_finds(monkeypatch):
     import random
 
-    from duocthu_assets.parse.pdf_layout import prose_gutter
-    from duocthu_assets.parse.pdf_settings import PdfSettings
+    from duocthu_assets.parse.pdf.layout.order import prose_gutter
+    from duocthu_assets.settings.pdf import PdfSettings
 
     settings = PdfSettings()
     rng = random.Random(15)
@@ -187,13 +187,13 @@ def test_the_precondition_never_changes_what_prose_gutter_finds(monkeypatch):
             slow = _prose_gutter_without_precondition(items, settings, min_lines, monkeypatch)
             assert prose_gutter(items, settings, min_lines) == slow
             found += slow is not None
-            from duocthu_assets.parse.pdf_layout import _may_have_prose_sides
+            from duocthu_assets.parse.pdf.layout.order import _may_have_prose_sides
             pruned += not _may_have_prose_sides([i.fragment for i in items if i.fragment is not None], settings.column_min_words)
     assert found > 50 and pruned > 50  # both outcomes exercised
 
 
 def test_a_table_of_short_cells_under_a_bold_label_column_is_refused_in_one_pass():
-    from duocthu_assets.parse.pdf_layout import _may_have_prose_sides
+    from duocthu_assets.parse.pdf.layout.order import _may_have_prose_sides
 
     # camelot__budget's shape: bold ministry names and plain department labels
     # at the left, cells of numbers beside them; a few labels run to 4 words

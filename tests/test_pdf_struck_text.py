@@ -1,4 +1,4 @@
-"""Words a line is drawn through (:mod:`duocthu_assets.parse.pdf_strikes`):
+"""Words a line is drawn through (:mod:`duocthu_assets.parse.pdf.read.strikes`):
 struck-through text printed by Word, LibreOffice or a browser is ordinary
 text with a line across it, and was read as text like the rest — a dose
 struck out with the new one after it read as two doses. Now the run is kept
@@ -12,7 +12,7 @@ import pytest
 
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
+from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path, ingest_inbox

@@ -10,8 +10,9 @@ from functools import lru_cache
 import pytest
 
 from duocthu_assets.model import BlockKind, BlockShape, Format, SegmentKind
-from duocthu_assets.parse import DocumentRejected, parse_document
-from duocthu_assets.parse.pdf_engine import pymupdf
+from duocthu_assets.parse.errors import DocumentRejected
+from duocthu_assets.parse import parse_document
+from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import Profile, Settings
 
 reportlab = pytest.importorskip("reportlab")
@@ -367,7 +368,7 @@ def test_borderless_tables_with_and_without_header_rules():
 
 
 def test_truncated_pdf_fails_as_damaged_not_as_empty_or_scanned():
-    from duocthu_assets.parse import ParseFailed
+    from duocthu_assets.parse.errors import ParseFailed
 
     doc = pymupdf.open()
     for p in range(4):
@@ -384,7 +385,7 @@ def test_truncated_pdf_fails_as_damaged_not_as_empty_or_scanned():
 
 
 def test_corrupt_pdf_says_damaged_and_names_what_is_wrong():
-    from duocthu_assets.parse import ParseFailed
+    from duocthu_assets.parse.errors import ParseFailed
 
     with pytest.raises(ParseFailed, match=r"^damaged PDF: MuPDF cannot open it"):
         parse_document(b"%PDF-1.7\n" + bytes(range(256)) * 40, Format.PDF, Settings())

@@ -12,8 +12,8 @@ import pytest
 
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf_grids import cut_at_rules
-from duocthu_assets.parse.pdf_page import Rule, Word, make_fragment
+from duocthu_assets.parse.pdf.blocks.grids import cut_at_rules
+from duocthu_assets.parse.pdf.records import Rule, Word, make_fragment
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path

@@ -21,15 +21,16 @@ import pytest
 
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf import _is_minor
-from duocthu_assets.parse.pdf_crops import crop_box, render_block_crop
-from duocthu_assets.parse.pdf_engine import open_pdf
-from duocthu_assets.parse.pdf_extent import grow_down
-from duocthu_assets.parse.pdf_geometry import center, contains_point
-from duocthu_assets.parse.pdf_layout import Para
-from duocthu_assets.parse.pdf_page import Fragment, Word, make_fragment, read_page
-from duocthu_assets.parse.pdf_settings import resolve_pdf_settings
-from duocthu_assets.parse.pdf_table_scoring import frames_running_text
+from duocthu_assets.parse.pdf.reader import _is_minor
+from duocthu_assets.parse.pdf.crops import crop_box, render_block_crop
+from duocthu_assets.parse.pdf.engine import open_pdf
+from duocthu_assets.parse.pdf.blocks.extent import grow_down
+from duocthu_assets.parse.pdf.geometry import center, contains_point
+from duocthu_assets.parse.pdf.layout.order import Para
+from duocthu_assets.parse.pdf.records import Fragment, Word, make_fragment
+from duocthu_assets.parse.pdf.read.page import read_page
+from duocthu_assets.settings.pdf import resolve_pdf_settings
+from duocthu_assets.parse.pdf.blocks.scoring import frames_running_text
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path

@@ -6,12 +6,12 @@ import sys
 
 import pytest
 
-from duocthu_assets.parse import formulary
-from duocthu_assets.parse.pdf_furniture import embedded_page_number, furniture_key, parse_page_number
-from duocthu_assets.parse.pdf_geometry import free_intervals, iou
-from duocthu_assets.parse.pdf_headings import numbering_depth
-from duocthu_assets.parse.pdf_layout import LIST_MARKER, join_lines
-from duocthu_assets.parse.pdf_settings import PdfSettings, resolve_pdf_settings
+from duocthu_assets.parse.profiles import formulary
+from duocthu_assets.parse.pdf.furniture.detect import embedded_page_number, furniture_key, parse_page_number
+from duocthu_assets.parse.pdf.geometry import free_intervals, iou
+from duocthu_assets.parse.pdf.layout.headings import numbering_depth
+from duocthu_assets.parse.pdf.layout.order import LIST_MARKER, join_lines
+from duocthu_assets.settings.pdf import PdfSettings, resolve_pdf_settings
 
 
 @pytest.mark.parametrize(
@@ -109,7 +109,7 @@ def test_importing_the_parser_does_not_load_the_layout_model():
     import subprocess
 
     code = (
-        "import sys; import duocthu_assets.parse.pdf; "
+        "import sys; import duocthu_assets.parse.pdf.reader; "
         "import pymupdf; "
         "print('pymupdf.layout' in sys.modules, 'onnxruntime' in sys.modules, pymupdf._get_layout is None)"
     )

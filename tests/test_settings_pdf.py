@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from duocthu_assets.model import Format
-from duocthu_assets.parse import parse_document, pdf
-from duocthu_assets.parse.pdf_settings import PdfSettings
+from duocthu_assets.parse import parse_document
+from duocthu_assets.parse.pdf import reader as pdf
+from duocthu_assets.settings.pdf import PdfSettings
 from duocthu_assets.settings import CollectionSettingsError, Settings, collection_settings
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "inbox" / "formulary" / "duoc_thu_mau.pdf"

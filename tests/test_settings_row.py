@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from checks.adr0018 import document_settings
-from duocthu_assets.parse.pdf_settings import PdfSettings
+from duocthu_assets.settings.pdf import PdfSettings
 from duocthu_assets.schemas import first_row, table_from_rows
 from duocthu_assets.settings import CollectionSettingsError, Settings, collection_settings, row_settings
 from duocthu_assets.sources import describe_source

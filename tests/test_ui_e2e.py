@@ -155,7 +155,7 @@ def test_scanned_pdf_is_stopped_naming_the_pages_that_need_ocr(served: Served):
     """The design's promise, as the UI reports it: no_pages_need_ocr fails with
     pages [1, 2] as evidence (not an empty parse slipping through)."""
     if not parser_available("pdf"):
-        pytest.skip("the PDF parser (duocthu_assets.parse.pdf) has not landed yet")
+        pytest.skip("the PDF parser (duocthu_assets.parse.pdf.reader) has not landed yet")
     failures = scan_failures(served)
     assert "no_pages_need_ocr" in failures, f"failed instead: { {k: v['description'] for k, v in failures.items()} }"
     metadata = metadata_dict(failures["no_pages_need_ocr"]["metadataEntries"])
@@ -167,7 +167,7 @@ def test_scanned_pdf_is_stopped_naming_the_pages_that_need_ocr(served: Served):
 
 def test_good_document_passes_every_gate(served: Served):
     if not parser_available("xlsx"):
-        pytest.skip("the XLSX parser (duocthu_assets.parse.sheet) has not landed yet")
+        pytest.skip("the XLSX parser (duocthu_assets.parse.office.sheet) has not landed yet")
     failures = {}
     for asset in GATED:
         specs = served.server.graphql(ASSET_CHECKS, {"assetKey": {"path": [asset]}})
@@ -316,7 +316,7 @@ def test_blocked_document_and_its_evidence_within_three_clicks_from_home(served:
     if executable is None:
         pytest.skip("no chromium on this machine and `make browser` could not install it (needs root and Debian's packages)")
     if not parser_available("pdf"):
-        pytest.skip("the PDF parser (duocthu_assets.parse.pdf) has not landed yet")
+        pytest.skip("the PDF parser (duocthu_assets.parse.pdf.reader) has not landed yet")
     from playwright.sync_api import expect, sync_playwright
 
     review = wait_for_review(served)

@@ -18,10 +18,10 @@ from .errors import DocumentRejected, ParseFailed
 from .structure import assign_sections, place_blocks
 
 PARSER_MODULES: dict[Format, str] = {
-    Format.PDF: "duocthu_assets.parse.pdf",
-    Format.DOCX: "duocthu_assets.parse.word",
-    Format.XLSX: "duocthu_assets.parse.sheet",
-    Format.CSV: "duocthu_assets.parse.delimited",
+    Format.PDF: "duocthu_assets.parse.pdf.reader",
+    Format.DOCX: "duocthu_assets.parse.office.word",
+    Format.XLSX: "duocthu_assets.parse.office.sheet",
+    Format.CSV: "duocthu_assets.parse.office.delimited",
 }
 
 __all__ = ["parse_document", "DocumentRejected", "ParseFailed", "PARSER_MODULES"]

@@ -3,7 +3,7 @@
 A TCVN3 font's name begins ``.Vn`` (``.VnTime``, ``.VnTimeH``, ``.VnArial``),
 a VNI font's ``VNI-`` (``VNI-Times``, ``VNI-Helve``). Text set in one with
 letters beyond ASCII is Vietnamese typed in that encoding
-(:mod:`duocthu_assets.parse.legacy_vietnamese`); text in ASCII reads the
+(:mod:`duocthu_assets.parse.encoding.legacy_vietnamese`); text in ASCII reads the
 same in any font. Read from the file's own bytes: a DOCX's and an XLSX's
 XML parts (run fonts, styles, cell fonts), a PDF's font resources (the
 subset prefix ``ABCDEF+`` and a ``#2E`` for the dot taken off).
@@ -15,7 +15,7 @@ import io
 import re
 import zipfile
 
-from .legacy_vietnamese import TCVN3, VNI
+from .encoding.legacy_vietnamese import TCVN3, VNI
 
 _OOXML_PARTS = re.compile(r"(word/(document|styles|header\d*|footer\d*)|xl/(styles|sharedStrings)|xl/worksheets/sheet\d+)\.xml")
 _OOXML_FONT = re.compile(rb'(?:w:(?:ascii|hAnsi|cs)|<(?:\w+:)?(?:name|rFont)\s+val)="([^"]+)"')
@@ -50,7 +50,7 @@ def legacy_fonts(data: bytes, fmt: str) -> dict[str, list[str]]:
 
 
 def _pdf_fonts(data: bytes) -> set[str]:
-    from .pdf_engine import pymupdf
+    from .pdf.engine import pymupdf
 
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")

@@ -18,7 +18,7 @@ import dataclasses
 
 from ..model import LiftedBlock, Segment, SegmentKind
 from ..textnorm import ascii_slug
-from .legal import numbering_key
+from .profiles.legal import numbering_key
 
 DOCUMENT_ENTRY_ID = "document"
 BODY_SECTION_KEY = "body"

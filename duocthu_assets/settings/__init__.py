@@ -5,7 +5,7 @@ an instance, and validates once (pdfplumber's TableSettings is the model).
 A collection's ``collection.toml`` (beside its files under the inbox) sets
 ``profile``, ``normalization``, ``csv_encoding``, any other field, and the PDF
 stage's tuning under ``[pdf]`` (the fields of
-:class:`~duocthu_assets.parse.pdf_settings.PdfSettings`); ``duocthu ingest
+:class:`~duocthu_assets.settings.pdf.PdfSettings`); ``duocthu ingest
 --profile`` overrides the profile.
 
 A document's settings are resolved once, when the inbox is scanned, and
@@ -20,10 +20,10 @@ import tomllib
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, TypeVar
+from typing import Any, Mapping, TypeVar
 
-if TYPE_CHECKING:  # a real import would be a circle: pdf_settings imports this module
-    from .parse.pdf_settings import PdfSettings
+from .config import resolve_config
+from .pdf import PdfSettings, resolve_pdf_settings
 
 
 T = TypeVar("T")
@@ -59,9 +59,7 @@ COLLECTION_FILE = "collection.toml"
 BYTES = {"arrow": "int64"}  # a byte limit may pass 2 GiB: an int64 column on raw_documents
 
 
-def _default_pdf() -> "PdfSettings":
-    from .parse.pdf_settings import PdfSettings
-
+def _default_pdf() -> PdfSettings:
     return PdfSettings()
 
 
@@ -86,13 +84,12 @@ class Settings:
     step_timeout_s: float = STEP_TIMEOUT_S
     max_chunks_per_document: int = MAX_CHUNKS_PER_DOCUMENT
     embed_timeout_s: float = EMBED_TIMEOUT_S
-    # the PDF stage's tuning (parse/pdf_settings.py); a mapping of its fields
+    # the PDF stage's tuning (settings/pdf.py); a mapping of its fields
     # (a collection.toml's [pdf] table, a raw_documents row) becomes a
     # validated PdfSettings
     pdf: PdfSettings = field(default_factory=_default_pdf)
 
     def __post_init__(self) -> None:
-        from .parse.pdf_settings import resolve_pdf_settings  # here: that module imports this one
 
         object.__setattr__(self, "pdf", resolve_pdf_settings(self.pdf))
         object.__setattr__(self, "profile", Profile(self.profile))
@@ -122,23 +119,6 @@ class Settings:
         shown on that row's materialization. :func:`resolve_settings` reads
         it back to an equal Settings."""
         return {k: v.value if isinstance(v, Enum) else v for k, v in dataclasses.asdict(self).items()}
-
-
-def resolve_config(cls: type[T], value: "T | Mapping[str, Any] | None", what: str) -> T:
-    """An instance of the settings dataclass ``cls`` from None (defaults), an
-    instance, or a mapping whose keys must all be fields (an unknown key is an
-    error naming it, never silently dropped)."""
-    if value is None:
-        return cls()
-    if isinstance(value, cls):
-        return value
-    if isinstance(value, Mapping):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(value) - known)
-        if unknown:
-            raise ValueError(f"unknown {what}: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        return cls(**value)
-    raise TypeError(f"cannot resolve {what} from {type(value).__name__}")
 
 
 def resolve_settings(value: "Settings | Mapping[str, Any] | None" = None) -> Settings:

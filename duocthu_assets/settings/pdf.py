@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..settings import resolve_config
+from .config import resolve_config
 
 # --- page furniture -------------------------------------------------------
 FURNITURE_BAND_FRAC = 0.15  # running headers/footers live in the top/bottom 15% of the page

@@ -19,7 +19,7 @@ A word gives it away when it is not a Vietnamese syllable as it stands and
 its reading in one of the two encodings is (:func:`legacy_readings`); a
 French, German or Spanish word with accents reads as no syllable, a
 Vietnamese word in Unicode is one already. A run of such words is asked
-for (:func:`duocthu_assets.parse.mojibake.legacy_vietnamese_window`). Pure.
+for (:func:`duocthu_assets.parse.encoding.mojibake.legacy_vietnamese_window`). Pure.
 """
 
 from __future__ import annotations

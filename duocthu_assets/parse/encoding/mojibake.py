@@ -18,7 +18,7 @@ asked for: :data:`MIN_BAD_WORDS` of :data:`WINDOW` words in a row.
 
 Vietnamese typed in a TCVN3 or VNI font (``Céng hoµ x· héi`` for "Cộng
 hoà xã hội") holds none of those sequences; its words are told by what they
-read as (:mod:`duocthu_assets.parse.legacy_vietnamese`), a run of them
+read as (:mod:`duocthu_assets.parse.encoding.legacy_vietnamese`), a run of them
 asked for the same way (:func:`legacy_vietnamese_window`).
 
 An Arabic or Persian PDF whose font's ToUnicode map is wrong reads as real
@@ -102,7 +102,7 @@ def legacy_vietnamese_window(text: str) -> LegacyVietnamese | None:
     """The first run of :data:`WINDOW` words of ``text`` of which
     :data:`MIN_BAD_WORDS` are no Vietnamese syllable as they stand but are
     one read in the same legacy encoding (TCVN3 or VNI,
-    :func:`duocthu_assets.parse.legacy_vietnamese.legacy_readings`),
+    :func:`duocthu_assets.parse.encoding.legacy_vietnamese.legacy_readings`),
     :data:`MIN_DISTINCTIVE` of them typed with a code no language writes
     inside a word; shown from its first such word, or None."""
     if text.isascii():

@@ -19,11 +19,11 @@ import codecs
 import csv
 import io
 
-from ..model import ParsedDocument, Segment, SegmentKind
-from ..settings import Settings
-from ..textnorm import normalize_block
+from ...model import ParsedDocument, Segment, SegmentKind
+from ...settings import Settings
+from ...textnorm import normalize_block
 from . import tabular
-from .errors import DocumentRejected, ParseFailed
+from ..errors import DocumentRejected, ParseFailed
 
 SNIFF_BYTES = 64 * 1024
 DELIMITERS = ",;\t|"

@@ -17,8 +17,8 @@ import zipfile
 
 from lxml import etree
 
-from ..settings import Settings
-from .errors import DocumentRejected, ParseFailed
+from ...settings import Settings
+from ..errors import DocumentRejected, ParseFailed
 
 _XML_SUFFIXES = (".xml", ".rels", ".vml")
 _FORBIDDEN = [

@@ -19,13 +19,13 @@ import datetime as dt
 import io
 import re
 
-from ..model import ParsedDocument, Segment, SegmentKind
-from ..settings import Settings
-from ..textnorm import normalize_block
+from ...model import ParsedDocument, Segment, SegmentKind
+from ...settings import Settings
+from ...textnorm import normalize_block
 from . import tabular
-from .errors import DocumentRejected, ParseFailed
-from .inline_marks import struck as marked_struck
-from .inline_marks import written
+from ..errors import DocumentRejected, ParseFailed
+from ..inline_marks import struck as marked_struck
+from ..inline_marks import written
 from .ooxml_safety import open_package, read_xml
 
 

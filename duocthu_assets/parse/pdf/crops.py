@@ -7,10 +7,10 @@ bytes (no timestamps, no metadata), so crops can be compared by sha256.
 
 from __future__ import annotations
 
-from .errors import ParseFailed
-from .pdf_engine import open_pdf, pymupdf
-from .pdf_geometry import BBox
-from .pdf_page import TEXT_FLAGS, reading_matrix, unrotated_size
+from ..errors import ParseFailed
+from .engine import open_pdf, pymupdf
+from .geometry import BBox
+from .read.page import TEXT_FLAGS, reading_matrix, unrotated_size
 
 MIN_CROP_DPI = 150
 

@@ -20,7 +20,7 @@ import re
 import sys
 from types import ModuleType
 
-from .errors import DocumentRejected, ParseFailed
+from ..errors import DocumentRejected, ParseFailed
 
 _DEFERRED = ("pymupdf.layout", "pymupdf4llm")
 

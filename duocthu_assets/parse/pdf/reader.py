@@ -23,25 +23,31 @@ import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..model import BlockKind, BlockShape, Furniture, FurnitureKind, LiftedBlock, PageAccount, ParsedDocument, Segment, SegmentKind
-from ..settings import Settings
-from ..textnorm import normalize_block
-from .errors import ParseFailed
-from .pdf_blocks import BlockCandidate, Drawings, bar_fragments, find_rule_blocks, fragments_in, has_lone_operator, may_hold_math, text_rows
-from .pdf_engine import open_pdf, pymupdf, take_stream_errors
-from .pdf_formulas import display_bars
-from .pdf_furniture import PageFurniture, detect_furniture, is_rotated
-from .pdf_geometry import BBox, center, contains_point, union
-from .pdf_headings import Draft, classify
-from .pdf_layout import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
-from .pdf_fractions import fraction_bars, join_inline_fractions
-from .pdf_grids import cut_at_rules
-from .pdf_hidden import INVISIBLE_TEXT, UNSHOWN_TEXT
-from .pdf_pictures import reading_position, repeated_images
-from .pdf_scans import SCANNED_REGION
-from .pdf_page import LOST, Fragment, PageContent, Rule, attach_script_fragments, body_font_size, read_page
-from .pdf_rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
-from .pdf_settings import PdfSettings, resolve_pdf_settings
+from ...model import BlockKind, BlockShape, Furniture, FurnitureKind, LiftedBlock, PageAccount, ParsedDocument, Segment
+from ...settings import Settings
+from ...textnorm import normalize_block
+from ..errors import ParseFailed
+from .blocks.candidates import BlockCandidate, Drawings
+from .blocks.formulas import bar_fragments
+from .blocks.find import find_rule_blocks
+from .records import fragments_in
+from .blocks.display_math import has_lone_operator, may_hold_math
+from .blocks.scoring import text_rows
+from .engine import open_pdf, pymupdf, take_stream_errors
+from .blocks.formulas import display_bars
+from .furniture.detect import PageFurniture, detect_furniture, is_rotated
+from .geometry import BBox, center, contains_point, union
+from .layout.headings import Draft, classify
+from .layout.order import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
+from .read.fractions import fraction_bars, join_inline_fractions
+from .blocks.grids import cut_at_rules
+from .read.hidden import INVISIBLE_TEXT, UNSHOWN_TEXT
+from .read.pictures import reading_position, repeated_images
+from .read.scans import SCANNED_REGION
+from .read.page import LOST, attach_script_fragments, body_font_size, read_page
+from .records import Fragment, PageContent, Rule
+from .read.rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
+from ...settings.pdf import PdfSettings, resolve_pdf_settings
 
 _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
 

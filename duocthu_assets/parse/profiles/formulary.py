@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..textnorm import ascii_slug
+from ...textnorm import ascii_slug
 
 STANDARD_SECTIONS: tuple[str, ...] = (
     "Tên chung quốc tế",

@@ -34,7 +34,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..textnorm import ascii_slug
+from ...textnorm import ascii_slug
 
 # canonical ranks, outermost first; levels are these ranks compacted to the kinds a document uses
 TITLE, PART, CHAPTER, SECTION, SUBSECTION, ARTICLE, EN_SECTION = "title", "part", "chapter", "section", "subsection", "article", "en_section"

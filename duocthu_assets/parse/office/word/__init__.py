@@ -48,10 +48,10 @@ from __future__ import annotations
 
 import zipfile
 
-from ...model import ParsedDocument, Segment, SegmentKind
-from ...settings import Profile, Settings
-from .. import legal
-from ..errors import ParseFailed
+from ....model import ParsedDocument, Segment, SegmentKind
+from ....settings import Profile, Settings
+from ...profiles import legal
+from ...errors import ParseFailed
 from ..ooxml_safety import open_package, read_xml
 from .package import W_BODY, Package, drawing_texts, part_text_count, read_notes
 from .revisions import pending_revisions, revisions_warning

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ...chunking.tokenizer import count_tokens
-from ...model import SegmentKind
-from ...settings import Settings
-from ...textnorm import normalize_block
+from ....chunking.tokenizer import count_tokens
+from ....model import SegmentKind
+from ....settings import Settings
+from ....textnorm import normalize_block
 from .. import tabular
-from ..inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
+from ...inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
 from ..symbol_font import SYMBOL_FONTS, symbol_char, symbol_text
 from .equations import omml_linear
 from .package import A, CHART, DIAGRAM, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w

@@ -27,27 +27,19 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from .mojibake import misencoding
-from .pdf_geometry import BBox, center, contains_point, union
-from .pdf_grids import merge_rules
-from .pdf_page import Fragment, Rule
-from .pdf_table_scoring import fragments_in, text_rows
+from ...encoding.mojibake import misencoding
+from ..geometry import BBox, center, contains_point, union
+from ..read.rules import merge_rules
+from ..records import Fragment, Rule
+from ..records import fragments_in
+from ..blocks.scoring import text_rows
+from ..records import LONE_OPERATORS, MATH_CHAR, SCRIPT_MARK, is_bad_glyph, is_formula_piece, is_latin_or_greek, is_math_char
+from ..blocks.columns import ANCHOR_TOL, Grid, aligned_columns, near
+from ..blocks.lines import cell_lines_outside, ends_with_operator, lines_under, outside, word_formula_operators
 
-ANCHOR_TOL = 2.5  # points: a cell edge this close to a column edge lines up with it
 MIN_ALIGNED = 2  # a leaked row lines up with at least this many columns
 PROSE_MIN_WORDS = 9  # one run of this many words is a line of running text
 MAX_WRAPPED = 2  # lines of one piece on a column's left edge (a wrapped cell) stepped over between rows
-
-
-@dataclass(frozen=True)
-class Grid:
-    """Where a table's columns start, end and centre (each seen in at least
-    two rows), and its row pitch."""
-
-    lefts: tuple[float, ...]
-    rights: tuple[float, ...]
-    centres: tuple[float, ...]
-    pitch: float
 
 
 @dataclass(frozen=True)
@@ -91,33 +83,6 @@ def block_grid(inside: list[Fragment]) -> Grid | None:
         _anchors([center(f.bbox)[0] for f in inside]),
         max(pitch, statistics.median(heights)),
     )
-
-
-def _near(value: float, anchors: tuple[float, ...]) -> int | None:
-    """The index of the anchor nearest ``value`` within the tolerance (the
-    first of equals); ``anchors`` are sorted, so only those within reach
-    are looked at."""
-    best = None
-    k = bisect.bisect_left(anchors, value - ANCHOR_TOL)
-    while k < len(anchors) and anchors[k] <= value + ANCHOR_TOL:
-        if best is None or abs(value - anchors[k]) < abs(value - anchors[best]):
-            best = k
-        k += 1
-    return best
-
-
-def aligned_columns(line: list[Fragment], grid: Grid) -> int:
-    """How many of the line's pieces line up with a column of the grid (by
-    left edge, right edge or centre), each column counted once."""
-    seen: set[tuple[str, int]] = set()
-    count = 0
-    for f in line:
-        hits = [("l", _near(f.bbox[0], grid.lefts)), ("r", _near(f.bbox[2], grid.rights)), ("c", _near(center(f.bbox)[0], grid.centres))]
-        hits = [(kind, k) for kind, k in hits if k is not None]
-        if hits and not any(h in seen for h in hits):
-            seen.update(hits)
-            count += 1
-    return count
 
 
 def rows_below(block: BBox, fragments: list[Fragment], blocks: list[BBox], grid: Grid) -> list[list[Fragment]]:
@@ -164,7 +129,7 @@ def leaked_rows(page_no: int, fragments: list[Fragment], blocks: list[BBox], oth
             n = aligned_columns(row, grid)
             # pieces of the other column beside it (a caption across the gutter) aside
             pieces = [f for f in row if aligned_columns([f], grid)]
-            column = _near(pieces[0].bbox[0], grid.lefts) if len(pieces) == 1 else None
+            column = near(pieces[0].bbox[0], grid.lefts) if len(pieces) == 1 else None
             if column and not _long(pieces[0]) and wrapped < MAX_WRAPPED:  # not the first column: a paragraph starts there
                 wrapped += 1  # a cell's next line, on a column's left edge: the rows may go on under it
                 continue
@@ -175,172 +140,6 @@ def leaked_rows(page_no: int, fragments: list[Fragment], blocks: list[BBox], oth
     return leaks
 
 
-CELL_LINE_GAP = 0.5  # a cell's next line starts within this share of a line's height (set solid)
-CELL_REACH_EM = 1.5  # ... across the same stretch: its ends within this many ems of the line's
-CENTRED_WIDER = 1.6  # ... or centred on it and at most this many times as wide
-CELL_OF_BLOCK = 0.9  # ... and narrower than this share of the formula's width (a cell is a part of it)
-
-
-def on_line(f: Fragment, h: Fragment) -> bool:
-    """``f`` stands on ``h``'s line: they overlap by half the smaller height."""
-    return min(f.bbox[3], h.bbox[3]) - max(f.bbox[1], h.bbox[1]) >= 0.5 * max(min(f.height, h.height), 1.0)
-
-
-def outside(fragments: list[Fragment], boxes) -> list[Fragment]:
-    """The fragments whose centre no box of ``boxes`` holds (free text)."""
-    return [f for f in fragments if not any(contains_point(b, *center(f.bbox), pad=1.0) for b in boxes)]
-
-
-def set_solid(g: Fragment, h: Fragment) -> bool:
-    """``g`` stands just over or under ``h`` (within :data:`CELL_LINE_GAP`
-    of the lower line's height, not beside it) across part of its stretch."""
-    least = max(min(g.height, h.height), 1.0)
-    gap = max(g.bbox[1] - h.bbox[3], h.bbox[1] - g.bbox[3])
-    overlap = min(g.bbox[3], h.bbox[3]) - max(g.bbox[1], h.bbox[1])
-    across = min(g.bbox[2], h.bbox[2]) - max(g.bbox[0], h.bbox[0])
-    return gap <= CELL_LINE_GAP * least and overlap < 0.5 * least and across > 0
-
-
-RUN_GAP_EM = 1.0  # fragments of one line at most this many ems apart are one run
-JUSTIFIED_GAP_EM = 2.0  # ... for the leak detector: a narrow justified column spaces its words this far (aaai p. 2)
-CELL_MAX_WORDS = 12  # a cell's line holds at most this many words (a decree's numerator line 10; a line of prose more)
-
-
-def line_run(g: Fragment, fragments: list[Fragment], gap_em: float = RUN_GAP_EM) -> Fragment:
-    """``g`` with the fragments on its line chained to it within ``gap_em``
-    ems: the line it is part of (a justified paragraph's line can come
-    apart into words; a formula's cells stand further apart)."""
-    same = [f for f in fragments if f is not g and f.bbox[1] < g.bbox[3] and f.bbox[3] > g.bbox[1] and on_line(f, g)]
-    run, x0, x1 = [g], g.bbox[0], g.bbox[2]
-    grown = True
-    while grown:
-        grown = False
-        for f in same:
-            if f in run:
-                continue
-            reach = gap_em * max(f.size, g.size, 1.0)
-            if -1.0 <= f.bbox[0] - x1 <= reach or -1.0 <= x0 - f.bbox[2] <= reach:
-                run.append(f)
-                x0, x1 = min(x0, f.bbox[0]), max(x1, f.bbox[2])
-                grown = True
-    if len(run) == 1:
-        return g
-    from .pdf_page import make_fragment
-
-    return make_fragment(sorted((w for f in run for w in f.words), key=lambda w: w.bbox[0]), g.line_id)
-
-
-def cell_line(g: Fragment, fragments: list[Fragment], fits, gap_em: float = RUN_GAP_EM) -> bool:
-    """Whether ``g``'s line (:func:`line_run`) ``fits`` a cell, holds at most
-    :data:`CELL_MAX_WORDS` words, and is a cell's line rather than a
-    paragraph's: no line that does not fit stands set solid over or under
-    it (a paragraph's short last line has its full-width line over it:
-    50/2026/NĐ-CP p. 24's ``sử dụng đất thì:`` over a cell's first line)."""
-    run = line_run(g, fragments, gap_em)
-    if not fits(run) or len(run.text.split()) > CELL_MAX_WORDS:
-        return False
-    reach = g.height + 1.0  # only lines this close over or under it can be set solid against it
-    near = [o for o in fragments if o.bbox[1] <= g.bbox[3] + reach and o.bbox[3] >= g.bbox[1] - reach]
-    return not any(o is not g and set_solid(o, g) and not fits(line_run(o, near, gap_em)) for o in near)
-
-
-INLINE_MIN_WORDS = 3  # free words on a formula line's own line: the formula is inline in a paragraph
-
-
-def _prose_beside(h: Fragment, free: list[Fragment]) -> int:
-    """Words of the free fragments on ``h``'s line chained to it, each at
-    most three ems from the last (not across a gutter)."""
-    same = [f for f in free if on_line(f, h)]
-    x0, x1, words = h.bbox[0], h.bbox[2], 0
-    reach = 3 * max(h.size, 1.0)
-    grown = True
-    while grown:
-        grown = False
-        for f in list(same):
-            if max(f.bbox[0] - x1, x0 - f.bbox[2]) <= reach:
-                same.remove(f)
-                x0, x1, words = min(x0, f.bbox[0]), max(x1, f.bbox[2]), words + len(f.text.split())
-                grown = True
-    return words
-
-
-def cell_lines_outside(box: BBox, fragments: list[Fragment], free: list[Fragment]) -> list[Fragment]:
-    """The lines among ``free`` that belong to a cell of the formula at
-    ``box`` (see :func:`loose_cell_lines`)."""
-    inside = fragments_in(box, fragments)
-    reach = 2.0 * max((f.height for f in inside), default=0.0)  # set solid: within a line's height of the box
-    level = [g for g in free if g.bbox[3] >= box[1] - reach and g.bbox[1] <= box[3] + reach]
-    free = [g for g in level if g.bbox[2] > box[0] and g.bbox[0] < box[2]]
-    if not free:
-        return []
-    # a formula set inline in a paragraph's line has that paragraph's lines over and under it
-    inside = [h for h in inside if _prose_beside(h, level) < INLINE_MIN_WORDS]
-    widest = CELL_OF_BLOCK * (box[2] - box[0])
-
-    def fits_line(h: Fragment):
-        """Whether a line fits the cell of the formula's line ``h``."""
-        reach = CELL_REACH_EM * max(h.size, 1.0)
-
-        def fits(o: Fragment) -> bool:
-            if o.bbox[2] - o.bbox[0] >= widest:
-                return False  # as wide as the whole formula: a paragraph's line (aaai p. 2)
-            if o.bbox[0] >= h.bbox[0] - reach and o.bbox[2] <= h.bbox[2] + reach:
-                return True
-            # or centred on it, a little wider (a centred cell's lines differ in length)
-            wider = o.bbox[2] - o.bbox[0] <= CENTRED_WIDER * (h.bbox[2] - h.bbox[0])
-            return wider and abs(center(o.bbox)[0] - center(h.bbox)[0]) <= reach
-
-        return fits
-
-    cells = [(h, fits_line(h)) for h in inside]
-    return [g for g in free if any(set_solid(g, h) and cell_line(g, fragments, fits, JUSTIFIED_GAP_EM) for h, fits in cells)]
-
-
-GOES_ON = frozenset("=+−-×·≤≥<>≈∼→∈")  # a formula's last line ending with one of these goes on below
-MATH_LINE_MAX_WORDS = 1  # a line a formula goes on into holds at most this many words of prose (``max``)
-
-
-def _ends_with_operator(box: BBox, fragments: list[Fragment]) -> bool:
-    """Whether the last line of the formula at ``box`` ends with an operator
-    (``S_{maximum,ϵ}(D) =``): the formula goes on on the next line."""
-    inside = fragments_in(box, fragments)
-    if not inside:
-        return False
-    last = max(inside, key=lambda f: (f.bbox[1] + f.bbox[3]) / 2)
-    line = [f for f in inside if on_line(f, last)]
-    text = max(line, key=lambda f: f.bbox[2]).text.rstrip()
-    return bool(text) and text[-1] in GOES_ON
-
-
-def lines_under(box: BBox, free: list[Fragment]) -> list[Fragment]:
-    """The free lines set solid under ``box`` (their top within
-    :data:`CELL_LINE_GAP` of a line's height of its bottom) that start
-    within its stretch."""
-    return [
-        f for f in free
-        if -0.5 * f.height <= f.bbox[1] - box[3] <= CELL_LINE_GAP * max(f.height, 1.0) and box[0] - 2 * max(f.size, 1.0) <= f.bbox[0] <= box[2]
-    ]
-
-
-def continued_lines(box: BBox, fragments: list[Fragment], free: list[Fragment]) -> list[Fragment]:
-    """When the formula at ``box`` ends its last line with an operator, the
-    lines it goes on into: each line set solid under it (:func:`lines_under`)
-    while every piece of that line holds at most :data:`MATH_LINE_MAX_WORDS`
-    words of prose (IEEE p. 10: ``S_{maximum,ϵ}(D) =`` lifted alone, its
-    right-hand side ``max_{k=0,…,n} {exp(−kϵ)(…), exp(−kϵ)(…)}.`` read into
-    prose as three lines in the wrong order)."""
-    if not _ends_with_operator(box, fragments):
-        return []
-    taken: list[Fragment] = []
-    for _ in range(8):
-        under = [f for f in lines_under(box, free) if f not in taken]
-        if not under or any(_wordy(f) > MATH_LINE_MAX_WORDS for f in under):
-            break
-        taken += under
-        box = union([box, *(f.bbox for f in under)])
-    return taken
-
-
 def formula_goes_on(page_no: int, fragments: list[Fragment], formulas: list[BBox], blocks: list[BBox] = ()) -> list[Leak]:
     """A formula whose last line ends with an operator and a line set solid
     under it, outside every block: the rest of the formula read as prose
@@ -349,7 +148,7 @@ def formula_goes_on(page_no: int, fragments: list[Fragment], formulas: list[BBox
     return [
         Leak(page_no, k, g.text, g.bbox, 0, "line a formula goes on into")
         for k, box in enumerate(formulas)
-        if _ends_with_operator(box, fragments)
+        if ends_with_operator(box, fragments)
         for g in lines_under(box, free)[:1]
     ]
 
@@ -430,9 +229,9 @@ def inspect_tables(data: bytes, tables: list[tuple[int, BBox]], blocks: list[tup
     parser's coordinates); ``blocks`` are every lifted block (formulas too),
     whose text is not free; :func:`loose_cell_lines` on every page that
     holds one of ``formulas``."""
-    from .pdf_engine import open_pdf
-    from .pdf_page import read_page
-    from .pdf_settings import resolve_pdf_settings
+    from ..engine import open_pdf
+    from ..read.page import read_page
+    from ....settings.pdf import resolve_pdf_settings
 
     by_page: dict[int, list[BBox]] = {}
     for page_no, bbox in tables:
@@ -474,71 +273,13 @@ MATH_WINDOW_MIN = 7  # of them fragments of a formula
 MAX_BAD_GLYPHS = 2  # U+FFFD / private-use characters a prose text may hold
 
 
-def _bad_glyph(ch: str) -> bool:
-    o = ord(ch)
-    return ch == "\ufffd" or 0xE000 <= o <= 0xF8FF or o >= 0xF0000
-
-
-def _math_char(ch: str) -> bool:
-    o = ord(ch)
-    return (
-        0x2200 <= o <= 0x22FF  # mathematical operators ∑ ∫ √ ∂ ≤
-        or 0x27C0 <= o <= 0x27EF
-        or 0x2980 <= o <= 0x2AFF
-        or 0x1D400 <= o <= 0x1D7FF  # mathematical alphanumerics
-        or 0x239B <= o <= 0x23B3  # bracket pieces of a tall ( [ {
-        or ch in "∑∏∫√"
-    )
-
-
-# the characters of _bad_glyph and _math_char as one character class each: a
-# text is searched once instead of a call per character (the gates run on
-# every character of every page)
-BAD_GLYPH = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
-MATH_CHAR = re.compile("[\u2200-\u22ff\u27c0-\u27ef\u2980-\u2aff\U0001d400-\U0001d7ff\u239b-\u23b3]")
-
-
-def _latin_or_greek(ch: str) -> bool:
-    o = ord(ch)
-    return ch.isalpha() and (o < 0x250 or 0x370 <= o <= 0x3FF or 0x1E00 <= o <= 0x1FFF)
-
-
-# a script mark the page reader writes (pdf_page.mark_scripts): x^3, x_i, 10^{−3}
-SCRIPT_MARK = re.compile(r"[\^_](\{[^{}\s]+\}|[^\s{}^_])")
-
-
-def unmark(token: str) -> str:
-    """``token`` with its script marks taken out (``x^{2}`` → ``x2``): how
-    the formula finders see it, whatever the reader made of the scripts."""
-    return SCRIPT_MARK.sub(lambda m: m.group(1).strip("{}"), token)
-
-
-def _fragment_token(token: str) -> bool:
-    """A piece of a formula: a lone Latin or Greek letter (a
-    variable), a run of symbols, a bad glyph or a math operator, a short
-    index (``i=1``, ``n+1``) or a letter fused with a digit (``x2``). Numbers
-    are not: dosing prose is full of them; nor are lone letters of other
-    scripts (Arabic ``ج``, Hangul syllables). Script marks are read through
-    (``x^2`` is the piece ``x2``)."""
-    token = unmark(token)
-    if BAD_GLYPH.search(token) or MATH_CHAR.search(token):
-        return True
-    if not any(c.isalnum() for c in token):
-        return True
-    if len(token) == 1:
-        return _latin_or_greek(token)
-    if len(token) <= 4 and any(c in "=+−^_" for c in token[1:]):
-        return True  # i=1, n+1, x^2
-    return len(token) <= 3 and any(_latin_or_greek(c) for c in token) and any(c.isdigit() for c in token)  # x2, a1
-
-
 def _flattened_token(token: str) -> bool:
-    """A piece of a *flattened* formula: :func:`_fragment_token`, except a
+    """A piece of a *flattened* formula: :func:`is_formula_piece`, except a
     token whose scripts are marked (``x^2``, ``10^{−3}``, ``x_i``), which
     reads as it was set; a bad glyph is flattened wherever it is."""
-    if SCRIPT_MARK.search(token) and not any(_bad_glyph(c) for c in token):
+    if SCRIPT_MARK.search(token) and not any(is_bad_glyph(c) for c in token):
         return False
-    return _fragment_token(token)
+    return is_formula_piece(token)
 
 
 def flattened_window(text: str) -> list[str] | None:
@@ -557,7 +298,7 @@ def flattened_window(text: str) -> list[str] | None:
 
 
 def _letters_only(token: str) -> bool:
-    return token.isalpha() and token.islower() and all(_latin_or_greek(c) for c in token)
+    return token.isalpha() and token.islower() and all(is_latin_or_greek(c) for c in token)
 
 
 def window_kind(window: list[str]) -> str:
@@ -570,7 +311,7 @@ def window_kind(window: list[str]) -> str:
     pieces = [t for t in window if _flattened_token(t)]
     if all(_letters_only(t) and len(t) <= 3 for t in window):
         return "unreadable text-layer line (words broken into letters)"
-    if all(not any(c.isalnum() or _math_char(c) for c in t) for t in pieces):
+    if all(not any(c.isalnum() or is_math_char(c) for c in t) for t in pieces):
         return "symbol runs (code or flattened math)"
     return "formula fragments"
 
@@ -580,7 +321,7 @@ def flattened_math(text: str, laid_out: bool = True) -> str | None:
     unreadable text layer, or None:
     more than :data:`MAX_BAD_GLYPHS` unmapped glyphs (U+FFFD; private-use
     glyphs, often a symbol font's checkbox, count only inside a run),
-    characters mapped wrong (:func:`duocthu_assets.parse.mojibake.misencoding`:
+    characters mapped wrong (:func:`duocthu_assets.parse.encoding.mojibake.misencoding`:
     mojibake, or Vietnamese typed in a legacy font encoding),
     or — for text read off a layout (``laid_out``: not a CSV's or a
     sheet's cells as typed, whose empty cells read ``| | |``) — a run of
@@ -629,8 +370,8 @@ def figure_labels_in(data: bytes, page_nos: list[int], window: list[str]) -> lis
     """The pages among ``page_nos`` of the PDF ``data`` where ``window`` is
     a figure's labels (:func:`figure_labels`), read with the parser's own
     page reader."""
-    from .pdf_page import read_page
-    from .pdf_settings import resolve_pdf_settings
+    from ..read.page import read_page
+    from ....settings.pdf import resolve_pdf_settings
 
     settings = resolve_pdf_settings(None)
 
@@ -645,7 +386,7 @@ def _pages(data: bytes, page_nos: list[int]):
     """``(page_no, page)`` for each of the pages ``page_nos`` of the PDF
     ``data`` (numbered from 1; numbers outside the document skipped), in
     order; the document is closed when the caller is done."""
-    from .pdf_engine import open_pdf
+    from ..engine import open_pdf
 
     doc = open_pdf(data)
     try:
@@ -736,7 +477,7 @@ def reading_lines(page_dict: dict) -> tuple[list[dict | None], tuple[int, int]]:
     """A page dict's lines in the order the page reader numbers them, each
     running in the page's reading direction with no slant (None for the
     others), and that direction."""
-    from .pdf_page import reading_direction
+    from ..read.page import reading_direction
 
     direction = reading_direction(page_dict)
     lines: list[dict | None] = []
@@ -753,7 +494,7 @@ def reading_lines(page_dict: dict) -> tuple[list[dict | None], tuple[int, int]]:
 def _page_dicts(data: bytes, page_nos: list[int]):
     """``(page_no, page, page dict)`` for each page of :func:`_pages`, the
     dict read with the page reader's flags."""
-    from .pdf_page import TEXT_FLAGS
+    from ..read.page import TEXT_FLAGS
 
     for page_no, page in _pages(data, page_nos):
         yield page_no, page, page.get_textpage(flags=TEXT_FLAGS).extractDICT(sort=False)
@@ -766,10 +507,10 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     or that it found but then left apart (MuPDF cut the line's words
     otherwise than its characters: the page reader's ``script_hosts`` lack
     it), its box in the parser's coordinates (the page turned to read)."""
-    from . import pdf_page
-    from .pdf_page import _transform, reading_matrix, unrotated_size
-    from .pdf_scripts import LooseScript, attach_script_lines, unattached_script_lines
-    from .pdf_settings import resolve_pdf_settings
+    from ..read import page as pdf_page
+    from ..read.page import _transform, reading_matrix, unrotated_size
+    from ..read.scripts import LooseScript, attach_script_lines, unattached_script_lines
+    from ....settings.pdf import resolve_pdf_settings
 
     found: list[tuple[int, str, BBox]] = []
     for page_no, page, page_dict in _page_dicts(data, page_nos):
@@ -830,7 +571,7 @@ def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBo
     ``∫``, aaai p. 7 its ``⌊ ⌋``; a list's bullet (redp5110) or a quotation
     mark among words (the Korean report) is not math. The text shows each
     lost glyph as ``⍰``; boxes in the parser's coordinates."""
-    from .pdf_page import UNMAPPED, _transform, reading_matrix, unrotated_size
+    from ..read.page import UNMAPPED, _transform, reading_matrix, unrotated_size
 
     found: list[tuple[int, str, BBox]] = []
     for page_no, page, page_dict in _page_dicts(data, page_nos):
@@ -858,7 +599,7 @@ def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBo
 def _span_words(page_dict: dict) -> list:
     """A page's non-blank spans running left to right as one-line
     fragments of words (a cheap stand-in for its words, for a first pass)."""
-    from .pdf_page import Word, make_fragment
+    from ..records import Word, make_fragment
 
     out = []
     for block in page_dict["blocks"]:
@@ -902,9 +643,9 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     set in the line's own size). A pair within :data:`FIGURE_LABEL_GAP` of
     a raster image is a figure's labels, read as printed. Only a page whose
     spans hold such a pair is read so. Boxes in the parser's coordinates."""
-    from .pdf_fractions import barred_pairs, fraction_bars, join_inline_fractions, stacked_pairs
-    from .pdf_page import _transform, attach_script_fragments, read_page, read_rules, reading_matrix, unrotated_size
-    from .pdf_settings import resolve_pdf_settings
+    from ..read.fractions import barred_pairs, fraction_bars, join_inline_fractions, stacked_pairs
+    from ..read.page import _transform, attach_script_fragments, read_page, read_rules, reading_matrix, unrotated_size
+    from ....settings.pdf import resolve_pdf_settings
 
     settings = resolve_pdf_settings(None)
     found: list[tuple[int, str, BBox]] = []
@@ -941,11 +682,6 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     return found
 
 
-LONE_OPERATORS = frozenset("=x×−-+÷")  # a line that is one of these, set apart: the operator of a formula set in words
-OPERAND_GAP_EM = 3.0  # the cells an operator joins stand at most this far (ems of its size) beside it
-CELL_MIN_WORDS = 3  # ... and each holds at least this many words of letters over two or more lines
-
-
 def _operator_lines(page_dict: dict) -> bool:
     """Whether a MuPDF line of the page is a lone operator (the cheap first pass)."""
     return any(
@@ -956,73 +692,13 @@ def _operator_lines(page_dict: dict) -> bool:
     )
 
 
-def _wordy(fragment: Fragment) -> int:
-    """Words of two or more letters, unmarked (no script, no math sign), in a fragment."""
-    return sum(1 for t in fragment.text.split() if sum(c.isalpha() for c in t) >= 2 and not any(c in "^_{}" for c in t) and not MATH_CHAR.search(t))
-
-
-def _cell_lines(f: Fragment, fragments: list[Fragment]) -> list[Fragment]:
-    """``f`` and the lines of words set just over or under it across the same stretch (one cell's lines)."""
-    out = [f]
-    for g in fragments:
-        if g is f:
-            continue
-        gap = max(g.bbox[1] - f.bbox[3], f.bbox[1] - g.bbox[3])
-        over = min(g.bbox[2], f.bbox[2]) - max(g.bbox[0], f.bbox[0])
-        if gap <= 0.8 * max(f.height, 1.0) and over >= 0.5 * min(g.bbox[2] - g.bbox[0], f.bbox[2] - f.bbox[0]):
-            out.append(g)
-    return out
-
-
-def word_formula_operators(fragments: list[Fragment]) -> list[tuple[Fragment, Fragment, Fragment]]:
-    """``(operator, left cell's line, right cell's line)`` for each lone
-    operator (``=``, ``x``, ``−`` …, a fragment of its own) among
-    ``fragments`` set between two cells of words on its height, within
-    :data:`OPERAND_GAP_EM` of it: a formula set in words (``Tiền thuê đất
-    phải nộp = Diện tích … x Đơn giá …`` in a decree). A cell is lines of
-    words stacked across the same stretch (:func:`_cell_lines`), at least
-    two lines and :data:`CELL_MIN_WORDS` words of letters; nothing but
-    operators stands just over or under the operator (a ``=`` a justified
-    line of prose spaced apart has the lines of its paragraph there; a
-    display equation's cells are symbols, not words). Pure."""
-    operators = [f for f in fragments if f.text.strip() in LONE_OPERATORS]
-    if not operators:
-        return []
-    text_lines = [g for g in fragments if g.text.strip() not in LONE_OPERATORS]
-    found = []
-    for f in operators:
-        height = max(f.height, 1.0)
-        if any(
-            min(g.bbox[2], f.bbox[2]) - max(g.bbox[0], f.bbox[0]) > 0 and max(g.bbox[1] - f.bbox[3], f.bbox[1] - g.bbox[3]) <= 1.2 * height
-            for g in text_lines
-        ):
-            continue  # a line of text just over or under it: an operator inside a paragraph
-        reach = OPERAND_GAP_EM * max(f.size, 1.0)
-        band = [g for g in text_lines if min(g.bbox[3], f.bbox[3]) - max(g.bbox[1], f.bbox[1]) > 0]
-        cells = []
-        for side in (
-            [g for g in band if 0 <= f.bbox[0] - g.bbox[2] <= reach],
-            [g for g in band if 0 <= g.bbox[0] - f.bbox[2] <= reach],
-        ):
-            best = None
-            for g in side:
-                lines = _cell_lines(g, text_lines)
-                if len(lines) >= 2 and sum(_wordy(x) for x in lines) >= CELL_MIN_WORDS:
-                    best = g
-                    break
-            cells.append(best)
-        if all(cells):
-            found.append((f, cells[0], cells[1]))
-    return found
-
-
 def lone_operators_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBox]]:
     """``(page_no, "left = right", bbox)`` for each operator of a formula
     set in words (:func:`word_formula_operators`) on the pages
     ``page_nos`` of the PDF ``data``: its cells are read as lines of prose
     unless a block lifts them. Boxes in the parser's coordinates."""
-    from .pdf_page import read_page
-    from .pdf_settings import resolve_pdf_settings
+    from ..read.page import read_page
+    from ....settings.pdf import resolve_pdf_settings
 
     settings = resolve_pdf_settings(None)
     found: list[tuple[int, str, BBox]] = []

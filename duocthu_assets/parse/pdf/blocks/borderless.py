@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 import statistics
 
-from ..model import BlockKind, BlockShape
-from .pdf_candidates import BlockCandidate, Drawings, cover_fragments
-from .pdf_figures import is_figure
-from .pdf_geometry import BBox, center, free_intervals, union
-from .pdf_page import Fragment, make_fragment
-from .pdf_settings import PdfSettings
-from .pdf_table_scoring import column_separators, header_crosses, is_prose_row, row_box, tabular_evidence, text_rows
+from ....model import BlockKind, BlockShape
+from .candidates import BlockCandidate, Drawings, cover_fragments
+from .not_tables import is_figure
+from ..geometry import BBox, center, free_intervals, union
+from ..records import Fragment, make_fragment
+from ....settings.pdf import PdfSettings
+from .scoring import column_separators, header_crosses, is_prose_row, row_box, tabular_evidence, text_rows
 
 _CAPTION = re.compile(r"^(table|tab\.|bảng|exhibit|figure|fig\.|hình|biểu đồ|sơ đồ|chart)\b", re.IGNORECASE)
 _NUMERIC = re.compile(r"^[\s\d.,:;%/()±<>≤≥=+\-–—xX*]+$")

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import BlockKind, BlockShape
-from .pdf_geometry import BBox, union
-from .pdf_page import Fragment, Rule
-from .pdf_table_scoring import fragments_in
+from ....model import BlockKind, BlockShape
+from ..geometry import BBox, union
+from ..records import Fragment, Rule
+from ..records import fragments_in
 
 
 @dataclass(frozen=True)

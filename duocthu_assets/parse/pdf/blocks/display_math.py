@@ -12,7 +12,7 @@ sub/superscripts, radicals).
 
 A row is math when it holds no run of words (at most a few words of three or
 more letters: ``where``, ``and``) and its tokens are mostly formula pieces
-(:func:`duocthu_assets.parse.pdf_leaks._fragment_token`: lone variables,
+(:func:`duocthu_assets.parse.pdf.audit.leaks.is_formula_piece`: lone variables,
 symbols, operators, ``i=1``, ``x2``) or it carries a math operator or an
 unmapped glyph (a bracket piece of a Computer Modern extension font). A
 region is lifted only when it is two-dimensional: two or more rows, glyphs
@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import re
 
-from ..model import BlockKind, BlockShape
-from .pdf_candidates import BlockCandidate, inside_box
-from .pdf_geometry import center, contains_point, merge_overlapping, union
-from .pdf_leaks import BAD_GLYPH, LONE_OPERATORS, MATH_CHAR, _bad_glyph, _cell_lines, _fragment_token, unmark, word_formula_operators
-from .pdf_page import Fragment
-from .pdf_table_scoring import row_box, text_rows
+from ....model import BlockKind, BlockShape
+from .candidates import BlockCandidate, inside_box
+from ..geometry import center, contains_point, merge_overlapping, union
+from ..records import BAD_GLYPH, LONE_OPERATORS, MATH_CHAR, is_bad_glyph, is_formula_piece, unmark
+from .lines import cell_lines, word_formula_operators
+from ..records import Fragment
+from .scoring import row_box, text_rows
 
 EQUATION_NUMBER = re.compile(r"^\(\d{1,3}[a-z]?\)$")
 MAX_WORDS = 3  # words of 3+ letters a math row may hold ("where", "and", "for all")
@@ -82,7 +83,7 @@ def _variable(token: str) -> bool:
     """A lone Latin or Greek letter, or one with an index or a power
     (``x``, ``x2``, ``i=1``, ``n+1``): what a row of numbers never holds."""
     t = unmark(token).strip(",.;:()[]{}")
-    return bool(t) and t[0].isalpha() and len(t) <= 4 and _fragment_token(t)
+    return bool(t) and t[0].isalpha() and len(t) <= 4 and is_formula_piece(t)
 
 
 def _cells(row: list[Fragment]) -> bool:
@@ -106,7 +107,7 @@ def is_math_row(row: list[Fragment]) -> bool:
         return False
     text = " ".join(f.text for f in row if not EQUATION_NUMBER.match(f.text.strip()))
     tokens = text.split()
-    if tokens and len(tokens[0]) == 1 and _bad_glyph(tokens[0]):
+    if tokens and len(tokens[0]) == 1 and is_bad_glyph(tokens[0]):
         tokens = tokens[1:]  # a bullet set in a symbol font
     text = " ".join(tokens)
     if not tokens or _words(text) > MAX_WORDS:
@@ -115,7 +116,7 @@ def is_math_row(row: list[Fragment]) -> bool:
         return True
     if not any(_variable(t) for t in tokens) and "=" not in text:
         return False  # a row of numbers and dashes is a table's
-    return sum(_fragment_token(t) for t in tokens) >= MIN_MATH_FRAC * len(tokens) and len(tokens) >= 2
+    return sum(is_formula_piece(t) for t in tokens) >= MIN_MATH_FRAC * len(tokens) and len(tokens) >= 2
 
 
 GUTTER = 6.0  # points between a display formula and the other column's text (fragments are already split at wide gaps)
@@ -148,7 +149,7 @@ def is_satellite_row(row: list[Fragment]) -> bool:
     """A row of one to three formula pieces (a sum's limits ``n`` and
     ``i=1``, a lone exponent): part of the math row it sits against."""
     tokens = " ".join(f.text for f in row).split()
-    return 1 <= len(tokens) <= 3 and all(_fragment_token(t) or t.isdigit() for t in tokens)
+    return 1 <= len(tokens) <= 3 and all(is_formula_piece(t) or t.isdigit() for t in tokens)
 
 
 def group_rows(rows: list[list[Fragment]], flags: list[bool]) -> list[list[list[Fragment]]]:
@@ -176,7 +177,7 @@ def _two_dimensional(group: list[list[Fragment]]) -> bool:
     frags = [f for row in group for f in row if not EQUATION_NUMBER.match(f.text.strip())]
     if len(group) >= 2:
         return True
-    if any(c in BIG or _bad_glyph(c) for f in frags for c in f.text):
+    if any(c in BIG or is_bad_glyph(c) for f in frags for c in f.text):
         return True
     sizes = {round(w.size) for f in frags for w in f.words}
     if len(sizes) >= 2:
@@ -352,7 +353,7 @@ def find_stacked_math(fragments: list[Fragment], bars: list) -> list[BlockCandid
     text within :data:`PROSE_GAP` beside its line, is inline math and is not
     lifted (it is joined in its line,
     :func:`.pdf_fractions.join_inline_fractions`, or named by ``leak_02``)."""
-    from .pdf_fractions import barred_pairs, stacked_pairs
+    from ..read.fractions import barred_pairs, stacked_pairs
 
     pairs = stacked_pairs(fragments) + barred_pairs(fragments, bars)
     if not pairs:
@@ -415,7 +416,7 @@ def find_word_formulas(fragments: list[Fragment]) -> list[BlockCandidate]:
     words = [f for f in fragments if f.text.strip() not in LONE_OPERATORS]
     found = []
     for op, a, b in word_formula_operators(fragments):
-        box = union([op.bbox] + [g.bbox for cell in (a, b) for g in _cell_lines(cell, words)])
+        box = union([op.bbox] + [g.bbox for cell in (a, b) for g in cell_lines(cell, words)])
         reach = WORD_CHAIN_EM * max(op.size, 1.0)
         grown = True
         while grown:

@@ -10,7 +10,7 @@ keep its column grid.
                          their column
 
 A row joins a table when its cells start, end or centre where the table's
-cells do (:func:`duocthu_assets.parse.pdf_leaks.aligned_columns`, the same
+cells do (:func:`duocthu_assets.parse.pdf.audit.leaks.aligned_columns`, the same
 test the leak detector applies afterwards; the table's left edge counts as
 the start of its first column) and it follows the row above within about
 two line pitches. Group-label rows of one short cell (``Class A``) may sit
@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 import statistics
 
-from .pdf_geometry import BBox, center, contains_point, union
-from .pdf_leaks import ANCHOR_TOL, Grid, aligned_columns
-from .pdf_page import Fragment
-from .pdf_table_scoring import text_rows
+from ..geometry import BBox, center, contains_point, union
+from .columns import ANCHOR_TOL, Grid, aligned_columns
+from ..records import Fragment
+from .scoring import text_rows
 
 _CAPTION = re.compile(r"^(table|tab\.|bảng|figure|fig\.|hình|note|notes|source|nguồn|ghi chú)\b", re.IGNORECASE)
 

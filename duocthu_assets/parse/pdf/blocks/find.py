@@ -30,19 +30,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import BlockKind, BlockShape
-from .pdf_borderless import find_whitespace_tables, split_numeric_cells
-from .pdf_candidates import BlockCandidate, Drawings, cover_fragments, cover_rules, drop_nested, inside_box
-from .pdf_figures import is_figure
-from .pdf_formulas import bar_fragments, display_bars, find_fractions, over_its_bars, with_cell_lines
-from .pdf_geometry import center, contains_point, overlaps, union
-from .pdf_grids import Grid, bridge_rule_gaps, find_grid_tables, grid_merged_header, merge_rules, rule_stacks, rules_to_grids, trim_grid
-from .pdf_page import Fragment, Rule
-from .pdf_display_math import find_display_math, find_stacked_math, find_word_formulas, has_lone_operator, may_hold_math
-from .pdf_extent import grow_down
-from .pdf_rule_tables import find_continued_parts, find_rule_bounded_tables
-from .pdf_settings import PdfSettings
-from .pdf_table_scoring import Evidence, column_separators, fragments_in, is_prose_row, row_box, tabular_evidence, text_rows
+from ....model import BlockKind, BlockShape
+from .borderless import find_whitespace_tables, split_numeric_cells
+from .candidates import BlockCandidate, Drawings, cover_fragments, cover_rules, drop_nested, inside_box
+from .not_tables import is_figure
+from .formulas import bar_fragments, display_bars, find_fractions, over_its_bars, with_cell_lines
+from ..geometry import center, contains_point, overlaps, union
+from .grids import Grid, bridge_rule_gaps, find_grid_tables, grid_merged_header, rule_stacks, rules_to_grids, trim_grid
+from ..read.rules import merge_rules
+from ..records import Fragment, Rule
+from .display_math import find_display_math, find_stacked_math, find_word_formulas, has_lone_operator, may_hold_math
+from .extent import grow_down
+from .rule_tables import find_continued_parts, find_rule_bounded_tables
+from ....settings.pdf import PdfSettings
+from .scoring import Evidence, column_separators, is_prose_row, row_box, tabular_evidence, text_rows
+from ..records import fragments_in
 
 @dataclass(frozen=True)
 class RuleBlocks:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 
-from ..model import BlockKind, BlockShape
-from .pdf_candidates import BlockCandidate, cover_fragments
-from .pdf_fractions import BIG_OPERATOR_EM
-from .pdf_geometry import BBox, center, contains_point, merge_overlapping, overlaps, union
-from .pdf_leaks import cell_line, cell_lines_outside, continued_lines, outside, set_solid
-from .pdf_page import Fragment, Rule, line_extent
-from .pdf_settings import PdfSettings
+from ....model import BlockKind, BlockShape
+from .candidates import BlockCandidate, cover_fragments
+from ..read.fractions import BIG_OPERATOR_EM
+from ..geometry import BBox, center, contains_point, merge_overlapping, overlaps, union
+from .lines import cell_line, cell_lines_outside, continued_lines, outside, set_solid
+from ..records import Fragment, Rule, line_extent
+from ....settings.pdf import PdfSettings
 
 FRACTION_MIN_BAR = 8.0  # points: a display fraction's bar is at least this long
 IMAGE_BAR_MAX_EM = 12.0  # a bar drawn as an image is at most this many ems of the body text long (aaai's table rules are longer)

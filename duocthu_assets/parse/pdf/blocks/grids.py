@@ -5,17 +5,18 @@
 from __future__ import annotations
 
 import bisect
-import statistics
 
-from ..model import BlockKind, BlockShape
-from .pdf_candidates import BlockCandidate, drop_nested
-from .pdf_figures import is_figure
-from .pdf_geometry import union
-from .pdf_page import Fragment, Rule, make_fragment
-from .pdf_settings import PdfSettings
-from .pdf_table_scoring import fragments_in, tabular_evidence, text_rows
+from ....model import BlockKind, BlockShape
+from .candidates import BlockCandidate, drop_nested
+from .not_tables import is_figure
+from ..geometry import union
+from ..records import Fragment, Rule, make_fragment
+from ....settings.pdf import PdfSettings
+from ..records import fragments_in
+from .scoring import tabular_evidence, text_rows
 from dataclasses import dataclass
-from .pdf_geometry import BBox
+from ..geometry import BBox
+from ..read.rules import merge_axis
 
 
 @dataclass(frozen=True)
@@ -25,13 +26,6 @@ class Grid:
     bbox: BBox
     horizontal: tuple[Rule, ...]
     vertical: tuple[Rule, ...]
-
-
-
-def merge_rules(rules: list[Rule] | tuple[Rule, ...], tol: float) -> tuple[list[Rule], list[Rule]]:
-    """Snap rules within ``tol`` of one another onto one line and join the
-    collinear pieces that touch; return (horizontal, vertical)."""
-    return _merge_axis([r for r in rules if r.horizontal], tol, True), _merge_axis([r for r in rules if not r.horizontal], tol, False)
 
 
 RULE_GAP_REACH = 4.5  # points: booktabs leaves about 2-4 pt between a column rule and the rules over and under it
@@ -57,32 +51,7 @@ def bridge_rule_gaps(horizontal: list[Rule], vertical: list[Rule], tol: float, r
         over = [y for y in across(v.pos, v.y0 - reach, v.y0) if v.y0 - y > tol]
         under = [y for y in across(v.pos, v.y1, v.y1 + reach) if y - v.y1 > tol]
         out.append(Rule(v.pos, max(over, default=v.y0), v.pos, min(under, default=v.y1), False) if over or under else v)
-    return _merge_axis(out, tol, False) if out != vertical else vertical
-
-
-def _merge_axis(rules: list[Rule], tol: float, horizontal: bool) -> list[Rule]:
-    if not rules:
-        return []
-    rules = sorted(rules, key=lambda r: r.pos)
-    clusters: list[list[Rule]] = [[rules[0]]]
-    for r in rules[1:]:
-        if r.pos - clusters[-1][-1].pos <= tol:
-            clusters[-1].append(r)
-        else:
-            clusters.append([r])
-    merged: list[Rule] = []
-    for cluster in clusters:
-        pos = statistics.fmean(r.pos for r in cluster)
-        spans = sorted(((r.x0, r.x1) if horizontal else (r.y0, r.y1)) for r in cluster)
-        start, end = spans[0]
-        for a, b in spans[1:]:
-            if a <= end + tol:
-                end = max(end, b)
-            else:
-                merged.append(Rule(start, pos, end, pos, True) if horizontal else Rule(pos, start, pos, end, False))
-                start, end = a, b
-        merged.append(Rule(start, pos, end, pos, True) if horizontal else Rule(pos, start, pos, end, False))
-    return merged
+    return merge_axis(out, tol, False) if out != vertical else vertical
 
 
 def rules_to_grids(horizontal: list[Rule], vertical: list[Rule], tol: float) -> tuple[list[Grid], list[Rule]]:
@@ -172,7 +141,6 @@ def rule_stacks(horizontal: list[Rule], tol: float) -> list[list[Rule]]:
         else:
             stacks.append([r])
     return [s for s in stacks if len(s) >= 2]
-
 
 
 def trim_grid(grid: Grid, fragments: list[Fragment], tol: float) -> BBox:

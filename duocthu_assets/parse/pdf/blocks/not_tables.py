@@ -3,8 +3,8 @@ a drawing, not a table (the aligned tick labels of a row of charts)."""
 
 from __future__ import annotations
 
-from .pdf_geometry import BBox
-from .pdf_settings import PdfSettings
+from ..geometry import BBox
+from ....settings.pdf import PdfSettings
 
 
 def is_figure(bbox: BBox, graphics: tuple[BBox, ...] | list[BBox], settings: PdfSettings) -> bool:

@@ -7,13 +7,13 @@ the closing rule of a continued part (:func:`find_continued_parts`)."""
 
 from __future__ import annotations
 
-from ..model import BlockKind, BlockShape
-from .pdf_candidates import BlockCandidate, drop_nested
-from .pdf_extent import grow_down, rows_above_rule
-from .pdf_figures import is_figure
-from .pdf_page import Fragment, Rule
-from .pdf_settings import PdfSettings
-from .pdf_table_scoring import tabular_evidence
+from ....model import BlockKind, BlockShape
+from .candidates import BlockCandidate, drop_nested
+from .extent import grow_down, rows_above_rule
+from .not_tables import is_figure
+from ..records import Fragment, Rule
+from ....settings.pdf import PdfSettings
+from .scoring import tabular_evidence
 
 
 def find_rule_bounded_tables(stacks: list[list[Rule]], partial: list[Rule], fragments: list[Fragment], settings: PdfSettings, body_size: float, graphics=()) -> list[BlockCandidate]:

@@ -11,9 +11,10 @@ import bisect
 import statistics
 from dataclasses import dataclass
 
-from .pdf_geometry import BBox, center, contains_point, union
-from .pdf_page import Fragment
-from .pdf_settings import PdfSettings
+from ..geometry import BBox, center, union
+from ..records import Fragment
+from ....settings.pdf import PdfSettings
+from ..records import fragments_in
 
 
 @dataclass(frozen=True)
@@ -21,10 +22,6 @@ class Evidence:
     rows: int
     cols: int
     merged_header: bool
-
-
-def fragments_in(bbox: BBox, fragments, pad: float = 1.0) -> list[Fragment]:
-    return [f for f in fragments if contains_point(bbox, *center(f.bbox), pad=pad)]
 
 
 def text_rows(fragments: list[Fragment]) -> list[list[Fragment]]:

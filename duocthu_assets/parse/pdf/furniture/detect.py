@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .pdf_page import Fragment, PageContent, Rule
-from .pdf_settings import PdfSettings
+from ..records import Fragment, PageContent, Rule
+from ....settings.pdf import PdfSettings
 
 _DASHES = "-–—－‐−"  # ASCII, en and em dashes, fullwidth hyphen-minus ("－15 －"), hyphen, minus
 _ORNAMENTS = _DASHES + "\ufffd"  # ... around a page number, or a glyph of its font with no Unicode mapping ("�15 �")

@@ -27,12 +27,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..model import SegmentKind
-from ..settings import Profile
-from . import formulary, legal
-from .pdf_geometry import BBox
-from .pdf_layout import LIST_MARKER, Para, join_lines
-from .pdf_settings import PdfSettings
+from ....model import SegmentKind
+from ....settings import Profile
+from ...profiles import formulary, legal
+from ..geometry import BBox
+from .order import LIST_MARKER, Para, join_lines
+from ....settings.pdf import PdfSettings
 
 _DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
 _LETTER = re.compile(r"^[a-zđ][.)]\s+\S", re.IGNORECASE)

@@ -24,12 +24,15 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from ..model import BlockKind
-from .pdf_blocks import BlockCandidate, Drawings, find_whitespace_tables, inside_box, join_stacked
-from .pdf_geometry import BBox, center, contains_point, free_intervals, union
-from .pdf_leaks import LONE_OPERATORS
-from .pdf_page import Fragment, is_rtl, line_extent
-from .pdf_settings import PdfSettings
+from ....model import BlockKind
+from ..blocks.candidates import BlockCandidate, Drawings, inside_box
+from ..blocks.borderless import find_whitespace_tables
+from ..blocks.find import join_stacked
+from ..geometry import BBox, center, contains_point, free_intervals, union
+from ..records import LONE_OPERATORS
+from ..records import Fragment, line_extent
+from ..read.page import is_rtl
+from ....settings.pdf import PdfSettings
 
 LIST_MARKER = re.compile(r"^([•·●○◦▪▫■□‣⁃∙\-–—*+]\s|\(?\d{1,3}[.)]\s|\(?[a-zđ][.)]\s|\(?[ivx]{1,4}[.)]\s)", re.IGNORECASE)
 _TERMINAL = re.compile(r"[.!?:;…][\"'”’»)\]]*$")

@@ -36,8 +36,8 @@ import bisect
 import re
 from typing import NamedTuple
 
-from .pdf_geometry import BBox, union
-from .pdf_page import Fragment, PageContent, Rule, Word, make_fragment
+from ..geometry import BBox, union
+from ..records import Fragment, PageContent, Rule, Word, make_fragment
 
 FRACTION_MAX_EM = 12.0  # an inline fraction's bar is at most this many ems of its line's text long
 STACK_GAP_EM = 0.6  # a numerator's bottom (a denominator's top) at most this far (ems of its size) off the bar
@@ -80,7 +80,7 @@ _ATOM = re.compile(r"^(?:.|[0-9]+(?:[.,][0-9]+)?)$")
 
 
 def fraction_text(numerator: list[Word], denominator: list[Word]) -> str:
-    """``a/b`` (:data:`module convention <duocthu_assets.parse.pdf_fractions>`):
+    """``a/b`` (:data:`module convention <duocthu_assets.parse.pdf.read.fractions>`):
     each side in parentheses unless it is one character or one number."""
 
     def side(words: list[Word]) -> str:

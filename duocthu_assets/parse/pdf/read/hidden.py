@@ -26,8 +26,8 @@ import bisect
 import math
 from typing import Callable, NamedTuple, Sequence
 
-from .pdf_engine import PageImages, pymupdf
-from .pdf_geometry import BBox
+from ..engine import PageImages, pymupdf
+from ..geometry import BBox
 
 # the parse warning that counts them, which no_pages_need_ocr repeats
 INVISIBLE_TEXT = "character(s) of text no reader sees"

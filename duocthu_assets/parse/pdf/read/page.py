@@ -6,7 +6,7 @@ text reads left to right ("reading orientation"): for an ordinary page that
 is the page as displayed; a landscape table set sideways on a portrait page,
 or a page whose /Rotate turns its text, is turned by the quarter turns that
 make most of its text horizontal (:func:`reading_matrix`).
-:func:`duocthu_assets.parse.pdf_crops.render_block_crop` undoes the turn.
+:func:`duocthu_assets.parse.pdf.crops.render_block_crop` undoes the turn.
 One MuPDF ``TextPage`` per page serves both the styled lines
 (``extractDICT``) and the word boxes (``extractWORDS``).
 """
@@ -17,19 +17,19 @@ import bisect
 import re
 import statistics
 import unicodedata
-from dataclasses import dataclass, field
-from typing import NamedTuple
 
-from .inline_marks import scripted
-from .pdf_engine import PageImages, pymupdf, text_lines
-from .pdf_geometry import BBox
-from .pdf_hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
-from .pdf_pictures import Picture, drawn_figures, picture_regions, with_figures
-from .pdf_scans import scanned_regions
-from .pdf_strikes import mark_struck
-from .pdf_rtl import has_rtl, joined_words, rtl_words
-from .pdf_scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
-from .pdf_settings import PdfSettings
+from ...inline_marks import scripted
+from ..engine import PageImages, pymupdf, text_lines
+from ..geometry import BBox
+from .hidden import Fill, blank_boxes, covered_words, invisible_chars, is_pale, painted_over, pale_words, text_under_image
+from ..records import Picture
+from .pictures import drawn_figures, picture_regions, with_figures
+from .scans import scanned_regions
+from .strikes import mark_struck
+from .rtl import has_rtl, joined_words, rtl_words
+from .scripts import SCRIPT_MAX_CHARS, SCRIPT_MAX_SIZE_FRAC, SCRIPT_MIN_SHIFT_EM, Part, attach_script_lines, baseline_of, body_size, join_parts, readable
+from ....settings.pdf import PdfSettings
+from ..records import Fragment, PageContent, Rule, Word, make_fragment
 
 TEXT_FLAGS = (
     pymupdf.TEXT_PRESERVE_WHITESPACE
@@ -100,172 +100,9 @@ MAX_MARGIN_LINES = 4  # ... up to this many of them (more is a sideways table)
 # character), never glued to its base (``x3``). The marks are not characters
 # of the text layer: the character accounting counts ``Word.source``.
 # A script MuPDF sets on a line of its own is given back to its line first
-# (:mod:`duocthu_assets.parse.pdf_scripts`).
+# (:mod:`duocthu_assets.parse.pdf.read.scripts`).
 _BOLD_NAMES = ("bold", "black", "heavy", "semibold", "demibold", ",b")
 _ITALIC_NAMES = ("italic", "oblique", ",i")
-
-
-class Word(NamedTuple):
-    """One word and the style of the span it sits in. (Typed named tuples,
-    not dataclasses, for the two records made per word and per line: a page
-    holds thousands.)"""
-
-    text: str
-    bbox: BBox
-    size: float
-    bold: bool
-    italic: bool
-    line_id: int  # the MuPDF line it came from, unique on its page
-    rotated: bool = False  # its line runs across the page's reading direction (a vertical margin stamp)
-    plain: str = ""  # the word as the text layer spells it, when ``text`` carries script marks (``x^3``)
-    marks: str = ""  # with ``plain``: each of its characters' mark, ``^``, ``_`` or a blank (none)
-
-    @property
-    def source(self) -> str:
-        """The word's characters of the text layer (script marks are not)."""
-        return self.plain or self.text
-
-
-class Fragment(NamedTuple):
-    """A run of words on one baseline with no wide gap inside: a line of a
-    paragraph, a heading, a table cell, one side of a two-column page."""
-
-    words: tuple[Word, ...]
-    bbox: BBox
-    line_id: int
-    text: str = ""
-    size: float = 0.0  # the size most of its characters are set in
-    bold: bool = False  # at least 80% of its characters bold
-    joined: tuple["Word", ...] = ()  # the page's words it was made of, when scripts were joined to its line (its words are new)
-
-    @property
-    def height(self) -> float:
-        return self.bbox[3] - self.bbox[1]
-
-
-def make_fragment(words: list[Word] | tuple[Word, ...], line_id: int) -> Fragment:
-    weights: dict[float, int] = {}
-    chars = bold = 0
-    x0 = y0 = float("inf")
-    x1 = y1 = float("-inf")
-    for w in words:
-        n = len(w.text)
-        key = round(w.size, 1)
-        weights[key] = weights.get(key, 0) + n
-        chars += n
-        if w.bold:
-            bold += n
-        b = w.bbox
-        if b[0] < x0:
-            x0 = b[0]
-        if b[1] < y0:
-            y0 = b[1]
-        if b[2] > x1:
-            x1 = b[2]
-        if b[3] > y1:
-            y1 = b[3]
-    size = max(weights, key=lambda s: (weights[s], s)) if weights else 0.0
-    return Fragment(tuple(words), (x0, y0, x1, y1), line_id, " ".join(w.text for w in words), size, chars > 0 and bold >= 0.8 * chars)
-
-
-TALL_GLYPH_EM = 1.5  # a word's box this many times its size high was stretched by a glyph's ascent or descent
-
-
-def line_extent(f: Fragment) -> tuple[float, float]:
-    """The top and bottom of the line a fragment is set on: its words of an
-    ordinary height (at most :data:`TALL_GLYPH_EM` of their size), not a
-    math glyph whose box a font's ascent or descent stretched over the next
-    line or a fraction's bar (stream_parameter p. 1's ``∼N(0,``: 668-687 on
-    a 10-pt line set at 669-678). A fragment of tall words only is given a
-    line's height (its size) about its middle: a lone ``∀`` 17 pt high
-    joined a row to the next line's."""
-    ordinary = [w.bbox for w in f.words if w.bbox[3] - w.bbox[1] <= TALL_GLYPH_EM * w.size]
-    if len(ordinary) == len(f.words):
-        return f.bbox[1], f.bbox[3]
-    if not ordinary:  # tall glyphs only (a lone ``∀``, ``∑``): a line's height about their middle
-        middle = (f.bbox[1] + f.bbox[3]) / 2
-        return middle - f.size / 2, middle + f.size / 2
-    return min(b[1] for b in ordinary), max(b[3] for b in ordinary)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A horizontal or vertical line segment drawn on the page (a stroked
-    line, a thin filled rectangle, or one edge of a rectangle)."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    horizontal: bool
-
-    @property
-    def length(self) -> float:
-        return (self.x1 - self.x0) if self.horizontal else (self.y1 - self.y0)
-
-    @property
-    def pos(self) -> float:
-        """y of a horizontal rule, x of a vertical one."""
-        return (self.y0 + self.y1) / 2 if self.horizontal else (self.x0 + self.x1) / 2
-
-    @property
-    def bbox(self) -> BBox:
-        return (self.x0, self.y0, self.x1, self.y1)
-
-
-@dataclass(frozen=True, eq=False)
-class PageContent:
-    page_no: int  # 1-based
-    width: float
-    height: float
-    words: tuple[Word, ...]
-    fragments: tuple[Fragment, ...]
-    rules: tuple[Rule, ...]
-    graphics: tuple[BBox, ...]  # paths with curves or slanted lines: plots, drawings (not tables)
-    path_count: int
-    image_cover: float  # fraction of the page covered by images (computed only for near-empty pages)
-    stream_errors: tuple[str, ...] = ()
-    unmapped: int = 0  # glyphs without a readable character, left out of ``words``
-    # letters MuPDF read on a right-to-left line but put in none of its words (.pdf_rtl.rtl_words):
-    # in no place, so the page's account fails
-    lost: int = 0
-    # a region of the page set sideways (a table turned a quarter beside upright
-    # prose), read in its own frame: its words are not in ``words``
-    sideways: "PageContent | None" = None
-    sideways_matrix: object = None  # the quarter turn from the page to that frame
-    # script lines MuPDF set apart from their text line → that line (pdf_scripts), joined in prose
-    script_hosts: dict[int, int] = field(default_factory=dict)
-    # horizontal strokes shorter than a rule (``rule_min_length``): inline fraction bars (pdf_fractions)
-    bars: tuple[Rule, ...] = ()
-    # characters of the text layer no reader sees (counted in ``words`` too): drawn invisibly
-    # (:func:`invisible_chars`), or under an image over most of the page (:func:`text_under_image`)
-    invisible: int = 0
-    # words an opaque shape drawn after them covers (:func:`.pdf_hidden.painted_over`), or drawn
-    # in white on white (:func:`.pdf_hidden.pale_words`): not on the page, kept out of ``words``
-    # and recorded as furniture of kind ``hidden``
-    hidden: tuple[Word, ...] = ()
-    # scanned pictures with no text over them (:func:`.pdf_scans.scanned_regions`): each box
-    # (page coordinates) and the share of the page it covers; the page needs OCR
-    scanned: tuple[tuple[BBox, float], ...] = ()
-    # pictures on the page (:func:`.pdf_pictures.picture_regions`): each box, page coordinates, and
-    # the images it is drawn from; lifted as blocks of kind ``picture`` that lift no words
-    pictures: tuple[Picture, ...] = ()
-    # figures drawn in vector graphics (:func:`.pdf_pictures.drawn_figures`), with the pictures
-    # they overlap: lifted as blocks of kind ``picture`` holding the words over them (a plot's labels)
-    figures: tuple[BBox, ...] = ()
-    # passages a line is drawn through (:func:`.pdf_strikes.mark_struck`): their words are written ``~~…~~``
-    struck: tuple[str, ...] = ()
-
-    @property
-    def all_words(self) -> tuple[Word, ...]:
-        """The page's words and its sideways region's."""
-        return self.words + (self.sideways.words if self.sideways is not None else ())
-
-    @property
-    def chars(self) -> int:
-        """Characters of the page's text layer: its words' (its sideways
-        region's too), the unmapped glyphs and the letters lost."""
-        return sum(len(w.source) for w in self.all_words + self.hidden) + self.unmapped + self.lost
 
 
 def _style_of(span: dict) -> tuple[float, bool, bool]:
@@ -655,7 +492,7 @@ def drawn_glyphs(page):
 
 def script_lines(lines: list[dict | None], direction, styled: list[tuple], scripts: dict[int, list]):
     """The page's script lines that MuPDF set apart from their text line
-    (:func:`duocthu_assets.parse.pdf_scripts.attach_script_lines`), each
+    (:func:`duocthu_assets.parse.pdf.read.scripts.attach_script_lines`), each
     given its marks measured against its host in ``scripts`` (line → its
     characters, their marks, how many its words consumed)."""
     attached = attach_script_lines(lines, direction)
@@ -680,7 +517,7 @@ def attach_script_fragments(fragments: list[Fragment], hosts: dict[int, int]) ->
     (``hosts``: its line → the line it belongs to, from :func:`read_words`)
     joined to the fragment of its line it stands beside, its words and that
     fragment's made one line's words
-    (:func:`duocthu_assets.parse.pdf_scripts.join_parts`: ``p`` + ``c(X,Y)``
+    (:func:`duocthu_assets.parse.pdf.read.scripts.join_parts`: ``p`` + ``c(X,Y)``
     + ``1:s`` → ``p^{c(X,Y)}_{1:s}``). Run on prose only, after the blocks
     are lifted: a display formula keeps its lines as MuPDF set them. A
     script whose line is not among ``fragments`` stays apart."""

@@ -31,11 +31,12 @@ is no picture: its page needs OCR.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
-from .pdf_engine import PageImages
-from .pdf_geometry import BBox, area, center, contains_point, intersection, merge_overlapping, overlaps, union
-from .pdf_scans import SCAN_PAGE_MIN_FRAC, SCAN_REGION_MAX_TEXT_DENSITY
+from ..engine import PageImages
+from ..geometry import BBox, area, center, contains_point, intersection, merge_overlapping, overlaps, union
+from .scans import SCAN_PAGE_MIN_FRAC, SCAN_REGION_MAX_TEXT_DENSITY
+from ..records import Picture
 
 PICTURE_MIN_FRAC = 0.05  # of the page's area: smaller, a logo, a seal, an author's portrait, an icon
 PICTURE_MIN_PIXELS = 10_000  # an image of fewer pixels (a 100 × 100 icon, a bar stretched to a rule) is no picture
@@ -50,15 +51,6 @@ MARK_MAX_FRAC = 0.25  # of the page: a larger path (a frame around the page's te
 # 14 %) are read on it; running text in a frame with rounded corners covers over half of it
 FIGURE_MAX_TEXT_COVER = 0.3
 _TICK = re.compile(r"[-+−]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:e[-+−]?\d+)?%?")  # a tick label: 0.6, 100, -1e-06, 25%
-
-
-class Picture(NamedTuple):
-    """An image's picture on a page: its box, and the images (their xrefs)
-    it is drawn from, where the page's resources name them unambiguously
-    (:func:`repeated_images`)."""
-
-    bbox: BBox
-    images: frozenset[int] = frozenset()
 
 
 def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images: PageImages | None = None) -> list[Picture]:

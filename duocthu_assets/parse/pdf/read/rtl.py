@@ -37,7 +37,7 @@ import re
 import unicodedata
 from typing import Callable, Sequence
 
-from .pdf_engine import text_lines
+from ..engine import text_lines
 
 # Hebrew, Arabic, Syriac, Thaana, N'Ko … Arabic Extended; presentation forms
 RTL_RANGES = ((0x0590, 0x08FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFF))

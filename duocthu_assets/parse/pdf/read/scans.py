@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .pdf_engine import PageImages
-from .pdf_geometry import BBox
-from .pdf_hidden import SCAN_MIN_PIXELS
+from ..engine import PageImages
+from ..geometry import BBox
+from .hidden import SCAN_MIN_PIXELS
 
 # the parse warning that names them, which no_pages_need_ocr repeats
 SCANNED_REGION = "scanned region(s) with no text over them"

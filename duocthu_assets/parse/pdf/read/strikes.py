@@ -8,8 +8,8 @@ kept and its run written ``~~0,5 g~~`` (:mod:`duocthu_assets.parse.inline_marks`
 the convention of the DOCX and sheet readers); the parse warns how many.
 
 A word is struck when a horizontal line (a stroke or a thin filled
-rectangle: :class:`~duocthu_assets.parse.pdf_page.Rule`, pieces that touch
-joined by :func:`~duocthu_assets.parse.pdf_grids.merge_rules`) crosses it
+rectangle: :class:`~duocthu_assets.parse.pdf.read.page.Rule`, pieces that touch
+joined by :func:`~duocthu_assets.parse.pdf.blocks.grids.merge_rules`) crosses it
 between :data:`BAND` of its height from its top (the middle of its letters:
 an underline runs at its foot, a rule above or below it outside), over
 :data:`MIN_COVER` of its width, and the line does not run on past the words
@@ -26,11 +26,11 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from .inline_marks import STRUCK
+from ...inline_marks import STRUCK
 
 if TYPE_CHECKING:
-    from .pdf_geometry import BBox
-    from .pdf_page import Rule, Word
+    from ..geometry import BBox
+    from ..records import Rule, Word
 
 BAND = (0.35, 0.75)  # where a strike runs, as shares of the word box's height from its top
 MIN_COVER = 0.6  # of a word's width the line crosses
@@ -52,8 +52,8 @@ def struck_word_indexes(words: Sequence[Word], rules: Iterable[Rule], shapes: Se
     holding a math sign or an overline (``−ᾱt−1``: a bar over a letter) or
     no letter or digit (each found on the corpus: redp5110 p. 11, jcap
     p. 5, the stream_parameter paper's radicals)."""
-    from .pdf_grids import merge_rules  # they import the page reader, which calls this
-    from .pdf_leaks import MATH_CHAR
+    from .rules import merge_rules  # they import the page reader, which calls this
+    from ..records import MATH_CHAR
 
     horizontal, _ = merge_rules([r for r in rules if r.horizontal], JOIN_GAP)
     if not horizontal:
