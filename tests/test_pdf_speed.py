@@ -116,7 +116,9 @@ def test_a_damaged_name_table_names_no_attachment_and_does_not_fail():
 
 
 def test_furniture_passes_given_the_rows_once_find_what_they_find_reading_them_each():
-    from duocthu_assets.parse.pdf.furniture.detect import _lone_number_rows, _rows, band_rows, repeated_lines
+    from duocthu_assets.parse.pdf.furniture.bands import _lone_number_rows, band_rows
+    from duocthu_assets.parse.pdf.furniture.bands import baseline_rows as _rows
+    from duocthu_assets.parse.pdf.furniture.detect import repeated_lines
     from duocthu_assets.parse.pdf.read.page import read_page
     from duocthu_assets.settings.pdf import PdfSettings
 

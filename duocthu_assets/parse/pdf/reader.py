@@ -35,7 +35,8 @@ from .blocks.display_math import has_lone_operator, may_hold_math
 from .blocks.scoring import text_rows
 from .engine import open_pdf, pymupdf, take_stream_errors
 from .blocks.formulas import display_bars
-from .furniture.detect import PageFurniture, detect_furniture, is_rotated
+from .furniture.bands import is_rotated
+from .furniture.detect import PageFurniture, detect_furniture
 from .geometry import BBox, center, contains_point, union
 from .layout.headings import Draft, classify
 from .layout.items import Leaf
