@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any, Iterable, Iterator
 
 from duocthu_assets.chunking.descriptors import allowed_descriptor_texts, page_reference
-from duocthu_assets.parse.pdf.furniture.detect import parse_page_number
+from duocthu_assets.parse.pdf.furniture.page_numbers import parse_page_number
 
 from .rules import DocumentRows, Row, Rule, RuleResult
 

@@ -87,7 +87,7 @@ def test_corpus_formulas_stay_in_their_column():
 
 
 def _item(text: str, x: float, y: float, line_id: int):
-    from duocthu_assets.parse.pdf.layout.order import Item
+    from duocthu_assets.parse.pdf.layout.items import Item
 
     f = _line(_words_from(text, x), y, line_id)
     return Item(f.bbox, fragment=f)
@@ -99,7 +99,8 @@ def test_a_figures_labels_beside_a_column_are_read_after_it():
     (``the effects of different 90 training schemes``). A tick standing past
     the column's right edge across a gutter goes after the column; a word
     after a justified line's wide space does not."""
-    from duocthu_assets.parse.pdf.layout.order import Leaf, _with_asides
+    from duocthu_assets.parse.pdf.layout.items import Leaf
+    from duocthu_assets.parse.pdf.layout.order import _with_asides
 
     items = []
     for k in range(4):

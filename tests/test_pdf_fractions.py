@@ -298,7 +298,8 @@ def test_a_math_glyph_stretched_over_the_next_line_does_not_join_the_two():
     line set at 669-678 (a math font's descent); the next line, 681-690,
     overlapped it by more than half its height and the two read as one row:
     ``image by using by initializing x_T ∼N(0, 1) …``."""
-    from duocthu_assets.parse.pdf.layout.order import Item, order_lines
+    from duocthu_assets.parse.pdf.layout.items import Item
+    from duocthu_assets.parse.pdf.layout.order import order_lines
 
     def frag(words, line_id):
         return make_fragment([Word(t, b, 10.0, False, False, line_id) for t, b in words], line_id)

@@ -11,7 +11,8 @@ import pytest
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
-from duocthu_assets.parse.pdf.layout.order import Item, ruled_columns, ruled_cut
+from duocthu_assets.parse.pdf.layout.columns import ruled_columns, ruled_cut
+from duocthu_assets.parse.pdf.layout.items import Item
 from duocthu_assets.parse.pdf.records import Fragment, Rule, Word
 from duocthu_assets.settings import Settings
 

@@ -4,7 +4,8 @@ first column, level with its rows, is not (issue 15 residual)."""
 
 from __future__ import annotations
 
-from duocthu_assets.parse.pdf.layout.order import Item, prose_gutter, side_headings
+from duocthu_assets.parse.pdf.layout.columns import prose_gutter, side_headings
+from duocthu_assets.parse.pdf.layout.items import Item
 from duocthu_assets.parse.pdf.records import Fragment, Word
 from duocthu_assets.settings.pdf import resolve_pdf_settings
 

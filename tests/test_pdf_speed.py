@@ -116,7 +116,9 @@ def test_a_damaged_name_table_names_no_attachment_and_does_not_fail():
 
 
 def test_furniture_passes_given_the_rows_once_find_what_they_find_reading_them_each():
-    from duocthu_assets.parse.pdf.furniture.detect import _lone_number_rows, _rows, band_rows, repeated_lines
+    from duocthu_assets.parse.pdf.furniture.bands import _lone_number_rows, band_rows
+    from duocthu_assets.parse.pdf.furniture.bands import baseline_rows as _rows
+    from duocthu_assets.parse.pdf.furniture.detect import repeated_lines
     from duocthu_assets.parse.pdf.read.page import read_page
     from duocthu_assets.settings.pdf import PdfSettings
 
@@ -148,7 +150,7 @@ def _line(x0: float, y0: float, n_words: int, bold: bool = False, width: float =
 
 def _items(frags, blocks=()):
     from duocthu_assets.parse.pdf.blocks.candidates import BlockCandidate
-    from duocthu_assets.parse.pdf.layout.order import Item
+    from duocthu_assets.parse.pdf.layout.items import Item
     from duocthu_assets.model import BlockKind, BlockShape
 
     return [Item(f.bbox, fragment=f) for f in frags] + [
@@ -157,7 +159,7 @@ def _items(frags, blocks=()):
 
 
 def _prose_gutter_without_precondition(items, settings, min_lines, monkeypatch):
-    from duocthu_assets.parse.pdf.layout import order as pdf_layout
+    from duocthu_assets.parse.pdf.layout import columns as pdf_layout
 
     with monkeypatch.context() as m:
         m.setattr(pdf_layout, "_may_have_prose_sides", lambda frags, min_words: True)
@@ -167,7 +169,7 @@ def _prose_gutter_without_precondition(items, settings, min_lines, monkeypatch):
 def test_the_precondition_never_changes_what_prose_gutter_finds(monkeypatch):
     import random
 
-    from duocthu_assets.parse.pdf.layout.order import prose_gutter
+    from duocthu_assets.parse.pdf.layout.columns import prose_gutter
     from duocthu_assets.settings.pdf import PdfSettings
 
     settings = PdfSettings()
@@ -187,13 +189,13 @@ def test_the_precondition_never_changes_what_prose_gutter_finds(monkeypatch):
             slow = _prose_gutter_without_precondition(items, settings, min_lines, monkeypatch)
             assert prose_gutter(items, settings, min_lines) == slow
             found += slow is not None
-            from duocthu_assets.parse.pdf.layout.order import _may_have_prose_sides
+            from duocthu_assets.parse.pdf.layout.columns import _may_have_prose_sides
             pruned += not _may_have_prose_sides([i.fragment for i in items if i.fragment is not None], settings.column_min_words)
     assert found > 50 and pruned > 50  # both outcomes exercised
 
 
 def test_a_table_of_short_cells_under_a_bold_label_column_is_refused_in_one_pass():
-    from duocthu_assets.parse.pdf.layout.order import _may_have_prose_sides
+    from duocthu_assets.parse.pdf.layout.columns import _may_have_prose_sides
 
     # camelot__budget's shape: bold ministry names and plain department labels
     # at the left, cells of numbers beside them; a few labels run to 4 words

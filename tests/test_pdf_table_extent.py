@@ -26,7 +26,7 @@ from duocthu_assets.parse.pdf.crops import crop_box, render_block_crop
 from duocthu_assets.parse.pdf.engine import open_pdf
 from duocthu_assets.parse.pdf.blocks.extent import grow_down
 from duocthu_assets.parse.pdf.geometry import center, contains_point
-from duocthu_assets.parse.pdf.layout.order import Para
+from duocthu_assets.parse.pdf.layout.paragraphs import Para
 from duocthu_assets.parse.pdf.records import Fragment, Word, make_fragment
 from duocthu_assets.parse.pdf.read.page import read_page
 from duocthu_assets.settings.pdf import resolve_pdf_settings

@@ -7,10 +7,11 @@ import sys
 import pytest
 
 from duocthu_assets.parse.profiles import formulary
-from duocthu_assets.parse.pdf.furniture.detect import embedded_page_number, furniture_key, parse_page_number
+from duocthu_assets.parse.pdf.furniture.detect import furniture_key
+from duocthu_assets.parse.pdf.furniture.page_numbers import embedded_page_number, parse_page_number
 from duocthu_assets.parse.pdf.geometry import free_intervals, iou
 from duocthu_assets.parse.pdf.layout.headings import numbering_depth
-from duocthu_assets.parse.pdf.layout.order import LIST_MARKER, join_lines
+from duocthu_assets.parse.pdf.layout.paragraphs import LIST_MARKER, join_lines
 from duocthu_assets.settings.pdf import PdfSettings, resolve_pdf_settings
 
 

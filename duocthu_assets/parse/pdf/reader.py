@@ -35,10 +35,13 @@ from .blocks.display_math import has_lone_operator, may_hold_math
 from .blocks.scoring import text_rows
 from .engine import open_pdf, pymupdf, take_stream_errors
 from .blocks.formulas import display_bars
-from .furniture.detect import PageFurniture, detect_furniture, is_rotated
+from .furniture.bands import is_rotated
+from .furniture.detect import PageFurniture, detect_furniture
 from .geometry import BBox, center, contains_point, union
 from .layout.headings import Draft, classify
-from .layout.order import Leaf, Para, leaf_paragraphs, line_gaps, order_page, split_paragraphs, typical_line_gap
+from .layout.items import Leaf
+from .layout.order import order_page
+from .layout.paragraphs import Para, leaf_paragraphs, line_gaps, split_paragraphs, typical_line_gap
 from .read.fractions import fraction_bars, join_inline_fractions
 from .blocks.grids import cut_at_rules
 from .read.hidden import INVISIBLE_TEXT, UNSHOWN_TEXT

@@ -31,7 +31,7 @@ from ....model import SegmentKind
 from ....settings import Profile
 from ...profiles import formulary, legal
 from ..geometry import BBox
-from .order import LIST_MARKER, Para, join_lines
+from .paragraphs import LIST_MARKER, Para, join_lines
 from ....settings.pdf import PdfSettings
 
 _DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
