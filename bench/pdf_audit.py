@@ -4,7 +4,7 @@
 
 For every corpus PDF that opens and has text: tables and formulas found,
 table rows left under a table in prose (lines that line up with two or more
-of its columns, :mod:`duocthu_assets.parse.pdf.audit.leaks`), a formula's cell
+of its columns, :mod:`duocthu_assets.parse.pdf.audit.tables`), a formula's cell
 lines left just over or under its block (``loose_cell_lines``), lines of a
 formula block with a cell of running text (prose swallowed), running-text lines
 inside a table (prose swallowed), prose segments holding flattened math or mojibake (:mod:`duocthu_assets.parse.encoding.mojibake`),
@@ -30,7 +30,9 @@ from duocthu_assets.model import BlockKind, Format, SegmentKind  # noqa: E402
 from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
 from duocthu_assets.parse import parse_document  # noqa: E402
 from duocthu_assets.parse.encoding.mojibake import misencoding  # noqa: E402
-from duocthu_assets.parse.pdf.audit.leaks import flattened_math, inspect_tables, lost_glyphs_in, stacked_pairs_in  # noqa: E402
+from duocthu_assets.parse.pdf.audit.flattened_math import flattened_math  # noqa: E402
+from duocthu_assets.parse.pdf.audit.glyphs import lost_glyphs_in, stacked_pairs_in  # noqa: E402
+from duocthu_assets.parse.pdf.audit.inspection import inspect_tables  # noqa: E402
 from duocthu_assets.parse.pdf.blocks.candidates import inside_box  # noqa: E402
 from duocthu_assets.parse.pdf.crops import crop_box  # noqa: E402
 from duocthu_assets.parse.pdf.engine import open_pdf, pymupdf  # noqa: E402

@@ -28,7 +28,7 @@ from duocthu_assets.model import Format  # noqa: E402
 from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
 from duocthu_assets.parse import parse_document  # noqa: E402
 from duocthu_assets.parse.pdf.engine import open_pdf  # noqa: E402
-from duocthu_assets.parse.pdf.audit.leaks import reading_lines  # noqa: E402
+from duocthu_assets.parse.pdf.audit.pages import reading_lines  # noqa: E402
 from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS  # noqa: E402
 from duocthu_assets.parse.pdf.read.scripts import attach_script_lines, line_geometry, unattached_script_lines  # noqa: E402
 from duocthu_assets.settings import Settings  # noqa: E402

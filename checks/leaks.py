@@ -5,40 +5,40 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
 - ``leak_01_table_row_in_prose``: re-reading the PDF's pages that hold a
   table, a line directly under a table (within two of its row pitches) that
   lines up with two or more of its columns is a row the table lost
-  (:func:`duocthu_assets.parse.pdf.audit.leaks.leaked_rows`), and a line set
+  (:func:`duocthu_assets.parse.pdf.audit.tables.leaked_rows`), and a line set
   solid over or under a line of a lifted formula, across its stretch, is a
   line of the formula's cell it lost
-  (:func:`duocthu_assets.parse.pdf.audit.leaks.loose_cell_lines`); the document
+  (:func:`duocthu_assets.parse.pdf.audit.formulas.loose_cell_lines`); the document
   fails with the prose chunks that hold such a line and their pages.
 - ``leak_02_flattened_math_in_prose``: a prose chunk whose text is dominated
   by the fragments of a flattened formula (U+FFFD or private-use glyphs, runs
   of lone characters and symbols: ``� n+1 � i=1 x2 i = 1 �``) fails the
   document with its chunk id, pages and what the run is (formula fragments,
   an unreadable text-layer line, symbol runs)
-  (:func:`duocthu_assets.parse.pdf.audit.leaks.flattened_math`); a figure's labels
+  (:func:`duocthu_assets.parse.pdf.audit.flattened_math.flattened_math`); a figure's labels
   read as printed are not math prose and pass, named in the message, and so
   does a code listing set in a fixed-pitch face (symbol runs such as
   ``|| '-' ||`` on lines of a monospace font: code is not flattened math).
   A superscript or subscript that MuPDF set on a line of its own and the
   page reader could not give back to its line (so it reads ``x 3``, never
   ``x^3``) fails it too, named with its page and text, when it lies in a
-  prose chunk (:func:`duocthu_assets.parse.pdf.audit.leaks.loose_scripts_in`).
+  prose chunk (:func:`duocthu_assets.parse.pdf.audit.glyphs.loose_scripts_in`).
   So does a pair of small words set one over the other beside a line's
   text and read as two words (a fraction whose bar could not be proven —
   ``⌊d/2⌋`` reads ``d 2`` —, a binomial coefficient, stacked scripts not
   joined to their base): an inline fraction *with* a drawn bar is written
   ``a/b`` in its line by the parser
   (:mod:`duocthu_assets.parse.pdf.read.fractions`), so what is left is what it
-  could not prove (:func:`duocthu_assets.parse.pdf.audit.leaks.stacked_pairs_in`).
+  could not prove (:func:`duocthu_assets.parse.pdf.audit.glyphs.stacked_pairs_in`).
   And so does a lone operator (``=``, ``x``, ``−``) set apart between two
   cells of words, in prose: a formula set in words (a decree's ``Tiền thuê
   đất phải nộp = Diện tích … x Đơn giá …``) whose cells read as interleaved
   lines unless a block lifts it
-  (:func:`duocthu_assets.parse.pdf.audit.leaks.lone_operators_in`). So does a
+  (:func:`duocthu_assets.parse.pdf.audit.glyphs.lone_operators_in`). So does a
   line of math in prose that lost a glyph with no Unicode mapping (U+FFFD,
   a private-use code point: a tall parenthesis, an ``∫``, a floor bracket
   the font does not map), which the text cannot show
-  (:func:`duocthu_assets.parse.pdf.audit.leaks.lost_glyphs_in`). So does a
+  (:func:`duocthu_assets.parse.pdf.audit.glyphs.lost_glyphs_in`). So does a
   prose chunk — or a table row, whose text is embedded too — holding a run
   of characters mapped wrong, in any format: mojibake, which a PDF font's
   own encoding or a wrong code page gives (redp5110 p. 3's sidebar reads
@@ -53,7 +53,11 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
 from __future__ import annotations
 
 from duocthu_assets.parse.pdf.geometry import center, contains_point
-from duocthu_assets.parse.pdf.audit.leaks import code_listings_in, figure_labels_in, flattened_math, flattened_window, inspect_tables, lone_operators_in, loose_scripts_in, lost_glyphs_in, stacked_pairs_in
+from duocthu_assets.parse.pdf.audit.figures import figure_labels_in
+from duocthu_assets.parse.pdf.audit.flattened_math import flattened_math, flattened_window
+from duocthu_assets.parse.pdf.audit.glyphs import lone_operators_in, loose_scripts_in, lost_glyphs_in, stacked_pairs_in
+from duocthu_assets.parse.pdf.audit.inspection import inspect_tables
+from duocthu_assets.parse.pdf.audit.listings import code_listings_in
 from duocthu_assets.parse.legacy_fonts import legacy_fonts
 from duocthu_assets.parse.encoding.mojibake import LEGACY_FONT, WINDOW, legacy_words, misencoding
 
@@ -143,7 +147,7 @@ def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
     """``(chunk, page, what)`` for each script MuPDF set on a line of its
     own that the page reader left apart, and each pair of small words
     stacked one over the other that it leaves as two words (a fraction it
-    could not prove, :func:`duocthu_assets.parse.pdf.audit.leaks.stacked_pairs_in`),
+    could not prove, :func:`duocthu_assets.parse.pdf.audit.glyphs.stacked_pairs_in`),
     inside a prose chunk's region on its page and not inside a lifted
     block (a pair with one word in a block and one out is the leak)."""
     chunks = _prose_chunks(rows)

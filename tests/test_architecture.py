@@ -22,7 +22,6 @@ PENDING_SPLIT = {
     "duocthu_assets/runtime/ingest.py",
     "duocthu_assets/parse/pdf/reader.py",
     "duocthu_assets/parse/pdf/read/page.py",
-    "duocthu_assets/parse/pdf/audit/leaks.py",
 }
 
 

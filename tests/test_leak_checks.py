@@ -10,7 +10,7 @@ import pytest
 from checks.leaks import flattened_math_in_prose, table_row_in_prose
 from checks.rules import DocumentRows
 from duocthu_assets.parse.pdf.blocks import find as pdf_blocks, formulas as pdf_formulas
-from duocthu_assets.parse.pdf.audit.leaks import flattened_math
+from duocthu_assets.parse.pdf.audit.flattened_math import flattened_math
 
 from .conftest import ingest_inbox
 from .test_pdf_stress import stress

@@ -10,7 +10,8 @@ import pytest
 
 from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
-from duocthu_assets.parse.pdf.audit.leaks import code_listing, flattened_window, monospaced
+from duocthu_assets.parse.pdf.audit.flattened_math import flattened_window
+from duocthu_assets.parse.pdf.audit.listings import code_listing, monospaced
 
 from .conftest import CORPUS
 

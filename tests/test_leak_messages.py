@@ -8,7 +8,8 @@ import pytest
 
 from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
-from duocthu_assets.parse.pdf.audit.leaks import figure_labels, flattened_math, flattened_window
+from duocthu_assets.parse.pdf.audit.figures import figure_labels
+from duocthu_assets.parse.pdf.audit.flattened_math import flattened_math, flattened_window
 from duocthu_assets.parse.pdf.records import Fragment
 
 from .conftest import CORPUS

@@ -11,7 +11,7 @@ import pytest
 from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
 from duocthu_assets.parse.encoding.mojibake import MISENCODED, misencoded_window
-from duocthu_assets.parse.pdf.audit.leaks import flattened_math
+from duocthu_assets.parse.pdf.audit.flattened_math import flattened_math
 
 from .conftest import corpus_path, ingest_inbox
 from .docgen import make_docx

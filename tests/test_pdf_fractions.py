@@ -11,7 +11,7 @@ from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.fractions import fraction_text, stacked_pairs
-from duocthu_assets.parse.pdf.audit.leaks import lone_operators_in, stacked_pairs_in
+from duocthu_assets.parse.pdf.audit.glyphs import lone_operators_in, stacked_pairs_in
 from duocthu_assets.parse.pdf.records import Word, make_fragment
 from duocthu_assets.settings import Settings
 
@@ -330,7 +330,7 @@ def test_a_pair_half_inside_a_lifted_block_still_fails_leak_02():
 
 
 def _cell_lines_left(data: bytes, parsed) -> list:
-    from duocthu_assets.parse.pdf.audit.leaks import inspect_tables
+    from duocthu_assets.parse.pdf.audit.inspection import inspect_tables
 
     every = [(b.page_no, b.bbox) for b in parsed.blocks]
     formulas = [(b.page_no, b.bbox) for b in parsed.blocks if b.kind.value == "formula"]
@@ -435,7 +435,7 @@ def _line(text: str, x0: float, top: float, size: float = 10.0):
 
 
 def test_a_formula_ending_with_an_operator_goes_on_into_its_lines_of_math_not_into_prose():
-    from duocthu_assets.parse.pdf.audit.leaks import formula_goes_on
+    from duocthu_assets.parse.pdf.audit.formulas import formula_goes_on
     from duocthu_assets.parse.pdf.blocks.lines import continued_lines
 
     head = _line("S_{max}(D) =", 80, 100)
@@ -463,7 +463,7 @@ def test_a_display_equation_ending_its_first_line_with_an_operator_is_lifted_who
     out of order. p. 7's formula, cut inside a paragraph's line
     (``Pr(M(d) =`` in the block, ``y) Pr(A(y) = x) and we use that …``
     in prose), is named by leak_01 instead: that line holds prose."""
-    from duocthu_assets.parse.pdf.audit.leaks import inspect_tables
+    from duocthu_assets.parse.pdf.audit.inspection import inspect_tables
 
     data = corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes()
     parsed = parse_document(data, Format.PDF, Settings())
@@ -483,7 +483,7 @@ def test_a_wrapped_cells_next_line_does_not_hide_the_rows_under_it():
     stopped there and Table 1's last two rows went to prose unnamed. A line
     of one piece on a column's left edge (not the first column: a paragraph
     starts there) is stepped over."""
-    from duocthu_assets.parse.pdf.audit.leaks import leaked_rows
+    from duocthu_assets.parse.pdf.audit.tables import leaked_rows
 
     table = [_line("Input", 60, 100), _line("why do all of my questions", 150, 100),
              _line("LPT", 60, 115), _line("why do my questions get", 150, 115)]
@@ -504,7 +504,7 @@ def test_aaai_table_1s_last_rows_no_longer_left_in_prose():
     rows were in prose, named by leak_01. The layout now reads the two
     tables in their own columns (pdf_layout.side_by_side, tested in
     test_pdf_stress): no row of a table is left under it on p. 4."""
-    from duocthu_assets.parse.pdf.audit.leaks import inspect_tables
+    from duocthu_assets.parse.pdf.audit.inspection import inspect_tables
 
     data = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()
     parsed = parse_document(data, Format.PDF, Settings())
@@ -514,7 +514,7 @@ def test_aaai_table_1s_last_rows_no_longer_left_in_prose():
 
 
 def _lost_outside_blocks(data: bytes, parsed) -> list:
-    from duocthu_assets.parse.pdf.audit.leaks import lost_glyphs_in
+    from duocthu_assets.parse.pdf.audit.glyphs import lost_glyphs_in
 
     blocks = [(b.page_no, b.bbox) for b in parsed.blocks]
     return [

@@ -11,7 +11,8 @@ import pytest
 
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf.audit.leaks import in_ruled_cell, inspect_tables, prose_lines_in
+from duocthu_assets.parse.pdf.audit.inspection import inspect_tables
+from duocthu_assets.parse.pdf.audit.tables import in_ruled_cell, prose_lines_in
 from duocthu_assets.parse.pdf.records import Fragment, Rule, Word
 from duocthu_assets.settings import Settings
 

@@ -11,7 +11,7 @@ import pytest
 from duocthu_assets.model import Format, SegmentKind
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
-from duocthu_assets.parse.pdf.audit.leaks import flattened_math
+from duocthu_assets.parse.pdf.audit.flattened_math import flattened_math
 from duocthu_assets.parse.pdf.records import unmark
 from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS, mark_scripts, script_marks
 from duocthu_assets.settings import Settings
@@ -255,7 +255,7 @@ def test_a_script_the_reader_found_but_left_apart_is_loud_too(monkeypatch):
     import dataclasses
 
     from duocthu_assets.parse.pdf.read import page as pdf_page
-    from duocthu_assets.parse.pdf.audit.leaks import loose_scripts_in
+    from duocthu_assets.parse.pdf.audit.glyphs import loose_scripts_in
 
     data = _script_lines_pdf()
     assert loose_scripts_in(data, [1]) == []  # the reader attaches them all

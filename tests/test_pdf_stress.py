@@ -12,7 +12,7 @@ import pytest
 
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf.audit.leaks import inspect_tables
+from duocthu_assets.parse.pdf.audit.inspection import inspect_tables
 from duocthu_assets.settings import Settings
 
 _SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "make_stress_pdfs.py"

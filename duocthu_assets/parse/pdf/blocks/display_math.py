@@ -12,7 +12,7 @@ sub/superscripts, radicals).
 
 A row is math when it holds no run of words (at most a few words of three or
 more letters: ``where``, ``and``) and its tokens are mostly formula pieces
-(:func:`duocthu_assets.parse.pdf.audit.leaks.is_formula_piece`: lone variables,
+(:func:`duocthu_assets.parse.pdf.records.is_formula_piece`: lone variables,
 symbols, operators, ``i=1``, ``x2``) or it carries a math operator or an
 unmapped glyph (a bracket piece of a Computer Modern extension font). A
 region is lifted only when it is two-dimensional: two or more rows, glyphs

@@ -10,7 +10,7 @@ keep its column grid.
                          their column
 
 A row joins a table when its cells start, end or centre where the table's
-cells do (:func:`duocthu_assets.parse.pdf.audit.leaks.aligned_columns`, the same
+cells do (:func:`duocthu_assets.parse.pdf.blocks.columns.aligned_columns`, the same
 test the leak detector applies afterwards; the table's left edge counts as
 the start of its first column) and it follows the row above within about
 two line pitches. Group-label rows of one short cell (``Class A``) may sit
