@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf.reader import embedded_files, labels_from_rules, page_annotations
+from duocthu_assets.parse.pdf.furniture.labels import labels_from_rules
+from duocthu_assets.parse.pdf.read.annotations import embedded_files, page_annotations
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.records import BAD_GLYPH, MATH_CHAR, is_bad_glyph, is_math_char
 from duocthu_assets.settings import Settings

@@ -21,7 +21,7 @@ import pytest
 
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.pdf.reader import _is_minor
+from duocthu_assets.parse.pdf.assemble import _is_minor
 from duocthu_assets.parse.pdf.crops import crop_box, render_block_crop
 from duocthu_assets.parse.pdf.engine import open_pdf
 from duocthu_assets.parse.pdf.blocks.extent import grow_down

@@ -17,6 +17,11 @@ def union(boxes: Iterable[BBox]) -> BBox:
     return (x0, y0, x1, y1)
 
 
+def rounded(b: BBox) -> BBox:
+    """``b`` to the hundredth of a point, as the parse reports boxes."""
+    return (round(b[0], 2), round(b[1], 2), round(b[2], 2), round(b[3], 2))
+
+
 def area(b: BBox) -> float:
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 

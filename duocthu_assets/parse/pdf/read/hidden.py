@@ -220,3 +220,16 @@ def blank_boxes(page, boxes: Sequence[BBox]) -> list[bool]:
         levels = [level for row in range(r0, r1) for level in samples[row * stride + c0 : row * stride + c1]]
         out.append(max(levels) - min(levels) <= BLANK_LEVELS)
     return out
+
+
+def line_runs(words: Sequence) -> list[list]:
+    """Consecutive words of one line, grouped: the words kept out of the
+    text as the lines they stood on (each recorded as one piece of
+    furniture, quoted so in the parse's warning)."""
+    runs: list[list] = []
+    for w in words:
+        if runs and runs[-1][-1].line_id == w.line_id:
+            runs[-1].append(w)
+        else:
+            runs.append([w])
+    return runs
