@@ -21,7 +21,6 @@ PENDING_SPLIT = {
     "duocthu_assets/retrieval/index.py",
     "duocthu_assets/runtime/ingest.py",
     "duocthu_assets/parse/pdf/reader.py",
-    "duocthu_assets/parse/pdf/read/page.py",
     "duocthu_assets/parse/pdf/layout/order.py",
     "duocthu_assets/parse/pdf/audit/leaks.py",
     "duocthu_assets/parse/pdf/furniture/detect.py",

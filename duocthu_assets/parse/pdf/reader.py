@@ -44,7 +44,9 @@ from .blocks.grids import cut_at_rules
 from .read.hidden import INVISIBLE_TEXT, UNSHOWN_TEXT
 from .read.pictures import reading_position, repeated_images
 from .read.scans import SCANNED_REGION
-from .read.page import LOST, attach_script_fragments, body_font_size, read_page
+from .read.glyphs import LOST
+from .read.page import body_font_size, read_page
+from .read.script_marks import attach_script_fragments
 from .records import Fragment, PageContent, Rule
 from .read.rtl import LOST_LETTERS, has_rtl, right_to_left_table, row_reading_order
 from ...settings.pdf import PdfSettings, resolve_pdf_settings

@@ -477,7 +477,7 @@ def reading_lines(page_dict: dict) -> tuple[list[dict | None], tuple[int, int]]:
     """A page dict's lines in the order the page reader numbers them, each
     running in the page's reading direction with no slant (None for the
     others), and that direction."""
-    from ..read.page import reading_direction
+    from ..read.orientation import reading_direction
 
     direction = reading_direction(page_dict)
     lines: list[dict | None] = []
@@ -508,7 +508,7 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     otherwise than its characters: the page reader's ``script_hosts`` lack
     it), its box in the parser's coordinates (the page turned to read)."""
     from ..read import page as pdf_page
-    from ..read.page import _transform, reading_matrix, unrotated_size
+    from ..read.orientation import _transform, reading_matrix, unrotated_size
     from ..read.scripts import LooseScript, attach_script_lines, unattached_script_lines
     from ....settings.pdf import resolve_pdf_settings
 
@@ -571,7 +571,8 @@ def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBo
     ``∫``, aaai p. 7 its ``⌊ ⌋``; a list's bullet (redp5110) or a quotation
     mark among words (the Korean report) is not math. The text shows each
     lost glyph as ``⍰``; boxes in the parser's coordinates."""
-    from ..read.page import UNMAPPED, _transform, reading_matrix, unrotated_size
+    from ..read.glyphs import UNMAPPED
+    from ..read.orientation import _transform, reading_matrix, unrotated_size
 
     found: list[tuple[int, str, BBox]] = []
     for page_no, page, page_dict in _page_dicts(data, page_nos):
@@ -644,7 +645,10 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     a raster image is a figure's labels, read as printed. Only a page whose
     spans hold such a pair is read so. Boxes in the parser's coordinates."""
     from ..read.fractions import barred_pairs, fraction_bars, join_inline_fractions, stacked_pairs
-    from ..read.page import _transform, attach_script_fragments, read_page, read_rules, reading_matrix, unrotated_size
+    from ..read.orientation import _transform, reading_matrix, unrotated_size
+    from ..read.page import read_page
+    from ..read.rules import read_drawings
+    from ..read.script_marks import attach_script_fragments
     from ....settings.pdf import resolve_pdf_settings
 
     settings = resolve_pdf_settings(None)
@@ -654,8 +658,8 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
         if not spans:
             continue
         pairs = stacked_pairs(spans)
-        short: list = []
-        rules, _, _ = read_rules(page, None, settings, short)
+        drawn = read_drawings(page, None, settings)
+        rules, short = drawn.rules, drawn.bars
         pairs += barred_pairs(spans, short + [r for r in rules if r.horizontal])
         if not pairs:
             continue

@@ -31,7 +31,7 @@ from ..blocks.find import join_stacked
 from ..geometry import BBox, center, contains_point, free_intervals, union
 from ..records import LONE_OPERATORS
 from ..records import Fragment, line_extent
-from ..read.page import is_rtl
+from ..read.words import is_rtl
 from ....settings.pdf import PdfSettings
 
 LIST_MARKER = re.compile(r"^([•·●○◦▪▫■□‣⁃∙\-–—*+]\s|\(?\d{1,3}[.)]\s|\(?[a-zđ][.)]\s|\(?[ivx]{1,4}[.)]\s)", re.IGNORECASE)
