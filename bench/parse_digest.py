@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 from duocthu_assets.formats import detect_format
-from duocthu_assets.model import Format
 from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
 from duocthu_assets.parse import parse_document
 from duocthu_assets.settings import Settings

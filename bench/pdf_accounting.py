@@ -31,7 +31,7 @@ from duocthu_assets.model import Format  # noqa: E402
 from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
 from duocthu_assets.parse import parse_document  # noqa: E402
 from duocthu_assets.parse.pdf.engine import pymupdf  # noqa: E402
-from duocthu_assets.parse.pdf.read.page import UNMAPPED  # noqa: E402
+from duocthu_assets.parse.pdf.read.glyphs import UNMAPPED  # noqa: E402
 from duocthu_assets.settings import Settings, collection_settings  # noqa: E402
 
 MIN_FURNITURE_CHARS = 6  # shorter lines ("4", "iii") occur in any prose

@@ -20,7 +20,6 @@ PENDING_SPLIT = {
     "duocthu_assets/inbox.py",
     "duocthu_assets/retrieval/index.py",
     "duocthu_assets/runtime/ingest.py",
-    "duocthu_assets/parse/pdf/read/page.py",
 }
 
 

@@ -12,7 +12,8 @@ import pytest
 from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
-from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS, UNMAPPED
+from duocthu_assets.parse.pdf.read.glyphs import UNMAPPED
+from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS
 from duocthu_assets.settings import Settings
 
 from .conftest import CORPUS, corpus_path

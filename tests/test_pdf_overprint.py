@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from duocthu_assets.parse.pdf.engine import open_pdf
-from duocthu_assets.parse.pdf.read.page import overprinted_lines, read_page
+from duocthu_assets.parse.pdf.read.overprint import overprinted_lines
+from duocthu_assets.parse.pdf.read.page import read_page
 from duocthu_assets.settings.pdf import resolve_pdf_settings
 
 from .conftest import CORPUS

@@ -13,7 +13,8 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.audit.flattened_math import flattened_math
 from duocthu_assets.parse.pdf.records import unmark
-from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS, mark_scripts, script_marks
+from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS
+from duocthu_assets.parse.pdf.read.script_marks import mark_scripts, script_marks
 from duocthu_assets.settings import Settings
 
 from .conftest import corpus_path

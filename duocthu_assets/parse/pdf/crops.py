@@ -10,7 +10,8 @@ from __future__ import annotations
 from ..errors import ParseFailed
 from .engine import open_pdf, pymupdf
 from .geometry import BBox
-from .read.page import TEXT_FLAGS, reading_matrix, unrotated_size
+from .read.orientation import reading_matrix, unrotated_size
+from .read.page import TEXT_FLAGS
 
 MIN_CROP_DPI = 150
 

@@ -3,7 +3,7 @@ the package: every step imports them, they import nothing of the reader but
 geometry.
 
 Coordinates are PDF points, top-left origin, in the page's reading
-orientation (:mod:`.read.page`).
+orientation (:mod:`.read.orientation`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def is_latin_or_greek(ch: str) -> bool:
     return ch.isalpha() and (o < 0x250 or 0x370 <= o <= 0x3FF or 0x1E00 <= o <= 0x1FFF)
 
 
-# a script mark the page reader writes (pdf_page.mark_scripts): x^3, x_i, 10^{−3}
+# a script mark the page reader writes (read.script_marks.mark_scripts): x^3, x_i, 10^{−3}
 SCRIPT_MARK = re.compile(r"[\^_](\{[^{}\s]+\}|[^\s{}^_])")
 
 

@@ -14,7 +14,9 @@ from ..blocks.lines import word_formula_operators
 from ..geometry import BBox, center, contains_point
 from ..read import page as pdf_page
 from ..read.fractions import barred_pairs, fraction_bars, join_inline_fractions, stacked_pairs
-from ..read.page import UNMAPPED, _transform, attach_script_fragments, read_page, read_rules, reading_matrix, unrotated_size
+from ..read.glyphs import UNMAPPED
+from ..read.page import turned_box, read_page, read_drawings, reading_matrix, unrotated_size
+from ..read.script_marks import attach_script_fragments
 from ..read.scripts import LooseScript, attach_script_lines, unattached_script_lines
 from ..records import LONE_OPERATORS, Word, make_fragment
 from .figures import FIGURE_LABEL_GAP, FIGURE_MIN_SIDE
@@ -43,7 +45,7 @@ def loose_scripts_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
             ]
         if loose:
             matrix = reading_matrix(page_dict, *unrotated_size(page))
-            found += [(page_no, s.text, _transform(s.bbox, matrix)) for s in loose]
+            found += [(page_no, s.text, turned_box(s.bbox, matrix)) for s in loose]
     return found
 
 
@@ -105,7 +107,7 @@ def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBo
                 hits.append((UNMAPPED.sub("⍰", text).strip(), tuple(line["bbox"])))
         if hits:
             matrix = reading_matrix(page_dict, *unrotated_size(page))
-            found += [(page_no, text, _transform(box, matrix)) for text, box in hits]
+            found += [(page_no, text, turned_box(box, matrix)) for text, box in hits]
     return found
 
 
@@ -161,8 +163,8 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
         if not spans:
             continue
         pairs = stacked_pairs(spans)
-        short: list = []
-        rules, _, _ = read_rules(page, None, settings, short)
+        drawn = read_drawings(page, None, settings)
+        rules, short = drawn.rules, drawn.bars
         pairs += barred_pairs(spans, short + [r for r in rules if r.horizontal])
         if not pairs:
             continue
@@ -172,7 +174,7 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
         fragments = join_inline_fractions(fragments, fraction_bars(content))
 
         def box(b):
-            return b if matrix is None else _transform(b, matrix)
+            return b if matrix is None else turned_box(b, matrix)
 
         # a figure's labels beside its raster images are read as printed (figure_labels)
         # (an image a point or two thin is a rule or a fraction bar drawn as a picture: aaai p. 7's ``d/2``)

@@ -9,7 +9,8 @@ that its second opinion does not share their mistakes.
 from __future__ import annotations
 
 from ..engine import open_pdf
-from ..read.page import TEXT_FLAGS, reading_direction
+from ..read.page import TEXT_FLAGS
+from ..read.orientation import reading_direction
 
 
 def each_page(data: bytes, page_nos: list[int]):

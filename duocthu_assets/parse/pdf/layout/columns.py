@@ -14,7 +14,7 @@ import bisect
 
 from ..geometry import free_intervals
 from ..records import LONE_OPERATORS, Fragment
-from ..read.page import is_rtl
+from ..read.words import is_rtl
 from ....settings.pdf import PdfSettings
 from .items import Item
 

@@ -19,7 +19,7 @@ from ..blocks.borderless import find_whitespace_tables
 from ..blocks.find import join_stacked
 from ..geometry import center, contains_point, union
 from ..records import Fragment, line_extent
-from ..read.page import is_rtl
+from ..read.words import is_rtl
 from ....settings.pdf import PdfSettings
 from .columns import common_gutter, prose_gutter, ruled_cut, side_by_side
 from .items import Item, Leaf

@@ -21,7 +21,7 @@ from ..furniture.detect import PageFurniture, is_rotated
 from ..geometry import BBox, center, contains_point, union
 from ..read.fractions import fraction_bars, join_inline_fractions
 from ..read.ocr_need import needs_ocr
-from ..read.page import attach_script_fragments
+from ..read.script_marks import attach_script_fragments
 from ..read.pictures import reading_position
 from ..records import Fragment, PageContent, Rule, fragments_in
 from .order import Leaf, order_page

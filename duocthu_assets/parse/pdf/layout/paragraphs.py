@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..blocks.candidates import BlockCandidate
 from ..geometry import BBox, union
 from ..records import Fragment
-from ..read.page import is_rtl
+from ..read.words import is_rtl
 from ....settings.pdf import PdfSettings
 from .items import Item, Leaf
 

@@ -151,7 +151,7 @@ PALE = 240  # a colour whose red, green and blue are all this or more (of 255) i
 
 
 class Fill(NamedTuple):
-    """An opaque filled shape of the page (``read_rules``)."""
+    """An opaque filled shape of the page (:func:`.rules.read_drawings`)."""
 
     bbox: BBox
     pale: bool  # near white (:func:`is_pale`): no ground for white text

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ....settings.pdf import PdfSettings
 from ..records import Fragment, PageContent
-from .page import LOST
+from .glyphs import LOST
 
 
 def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings) -> bool:

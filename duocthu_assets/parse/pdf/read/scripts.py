@@ -7,7 +7,7 @@ superscript, with the rest of the text line after it; a footnote mark).
 Read apart, ``x³`` reads ``x 3`` or lands in another paragraph. Here such a
 line is matched with the line it belongs to (its *host*) when the page is
 read, so that its words are marked against the host's baseline
-(``^{c(X,Y)}``); :func:`duocthu_assets.parse.pdf.read.page.attach_script_fragments`
+(``^{c(X,Y)}``); :func:`duocthu_assets.parse.pdf.read.script_marks.attach_script_fragments`
 joins it to its host in prose once the blocks are lifted, before reading
 order (a display formula keeps its lines as MuPDF set them):
 

@@ -8,7 +8,7 @@ kept and its run written ``~~0,5 g~~`` (:mod:`duocthu_assets.parse.inline_marks`
 the convention of the DOCX and sheet readers); the parse warns how many.
 
 A word is struck when a horizontal line (a stroke or a thin filled
-rectangle: :class:`~duocthu_assets.parse.pdf.read.page.Rule`, pieces that touch
+rectangle: :class:`~duocthu_assets.parse.pdf.records.Rule`, pieces that touch
 joined by :func:`~duocthu_assets.parse.pdf.blocks.grids.merge_rules`) crosses it
 between :data:`BAND` of its height from its top (the middle of its letters:
 an underline runs at its foot, a rule above or below it outside), over
