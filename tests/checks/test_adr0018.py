@@ -29,11 +29,11 @@ from checks.rules import DocumentRows
 from duocthu_assets.chunking.descriptors import describe_block
 from duocthu_assets.settings import Settings
 
-from .chunk_samples import DOC_ID, FORMULARY, formulary_document, rows_of
-from .docgen import make_docx
+from tests.support.chunk_samples import DOC_ID, FORMULARY, formulary_document, rows_of
+from tests.support.docgen import make_docx
+from tests.support.paths import REPO
 
 RULE_NAMES = {rule.name for rule in ADR0018_RULES}
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,9 @@ from checks.rules import DocumentRows, Rule, RuleResult
 from duocthu_assets.formats import detect_format, refusal_reason
 from duocthu_assets.model import Format
 
-from .conftest import CORPUS, ingest_inbox
-from .docgen import make_docx
+from tests.support.paths import CORPUS
+from tests.support.ingest import ingest_inbox
+from tests.support.docgen import make_docx
 
 # a report's title rows over its table: cells mostly empty (budget.pdf's camelot benchmark CSV)
 TITLED_CSV = (

@@ -15,14 +15,12 @@ from typing import Any
 
 import pytest
 
-try:  # tests as a package (tests/__init__.py) or as plain modules
-    from .chunk_samples import DOC_ID, FORMULARY, FORMULA_TEXT, TABLE_TEXT, build_document, formulary_document, rows_of
-except ImportError:
-    from chunk_samples import DOC_ID, FORMULARY, FORMULA_TEXT, TABLE_TEXT, build_document, formulary_document, rows_of
 from checks.adr0006 import ADR0006_RULES, NeedleSet
 from checks.chunk_contract import CONTRACT_RULES
 from checks.rules import MAX_LISTED_IDS, DocumentRows, RuleResult
 from duocthu_assets.model import SCHEMA_VERSION, BlockKind, BlockShape, LiftedBlock, Segment, SegmentKind
+
+from tests.support.chunk_samples import DOC_ID, FORMULARY, FORMULA_TEXT, TABLE_TEXT, build_document, formulary_document, rows_of
 
 RULES = {rule.name: rule for rule in ADR0006_RULES + CONTRACT_RULES}
 DOSING = f"{DOC_ID}:lieu_luong_va_cach_dung"

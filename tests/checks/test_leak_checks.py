@@ -12,8 +12,8 @@ from checks.rules import DocumentRows
 from duocthu_assets.parse.pdf.blocks import find as pdf_blocks, formulas as pdf_formulas
 from duocthu_assets.parse.pdf.audit.leaks import flattened_math
 
-from .conftest import ingest_inbox
-from .test_pdf_stress import stress
+from tests.support.ingest import ingest_inbox
+from tests.support.stress_pdfs import stress
 
 pytestmark = pytest.mark.slow
 

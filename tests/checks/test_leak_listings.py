@@ -12,7 +12,7 @@ from checks.leaks import flattened_math_in_prose
 from checks.rules import DocumentRows
 from duocthu_assets.parse.pdf.audit.leaks import code_listing, flattened_window, monospaced
 
-from .conftest import CORPUS
+from tests.support.paths import CORPUS
 
 LISTING = [
     "RETURN",

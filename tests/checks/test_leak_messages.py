@@ -11,7 +11,7 @@ from checks.rules import DocumentRows
 from duocthu_assets.parse.pdf.audit.leaks import figure_labels, flattened_math, flattened_window
 from duocthu_assets.parse.pdf.records import Fragment
 
-from .conftest import CORPUS
+from tests.support.paths import CORPUS
 
 GARBLED = "Specifies that the row permission is to be initially disabled ifi th t th i i i t b i iti ll di bl d"
 SQL = "THEN ( 9999 || '-' || MONTH ( EMPLOYEES . DATE_OF_BIRTH ) || '-' || DAY (EMPLOYEES.DATE_OF_BIRTH ))"

@@ -8,10 +8,6 @@ import hashlib
 
 import pytest
 
-try:  # tests as a package (tests/__init__.py) or as plain modules
-    from .chunk_samples import DOC_ID, FORMULARY, build_document, formulary_document, rows_of, spreadsheet_document, vietnamese_prose
-except ImportError:
-    from chunk_samples import DOC_ID, FORMULARY, build_document, formulary_document, rows_of, spreadsheet_document, vietnamese_prose
 from checks.adr0006 import ADR0006_RULES
 from checks.chunk_contract import CONTRACT_RULES
 from checks.rules import DocumentRows
@@ -22,6 +18,8 @@ from duocthu_assets.chunking.tokenizer import count_tokens, split_text, token_bo
 from duocthu_assets.model import BlockKind, BlockShape, ChunkKind, LiftedBlock, Segment, SegmentKind
 from duocthu_assets.rows import chunk_from_row, to_row
 from duocthu_assets.settings import Settings
+
+from tests.support.chunk_samples import DOC_ID, FORMULARY, build_document, formulary_document, rows_of, spreadsheet_document, vietnamese_prose
 
 PERSIAN = "قرارداد بیمه‌ای شرکت در تاریخ ۱۴۰۲/۰۵/۱۲ میان طرفین منعقد شد؛ مدت آن یک سال است؛ پیچ و ژاله. "
 # cl100k splits "ễ", "ẵ", "چ", "ژ" and astral characters across tokens

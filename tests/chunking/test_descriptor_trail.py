@@ -12,7 +12,7 @@ from duocthu_assets.rows import to_row
 from duocthu_assets.chunking import build_chunks
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
+from tests.support.paths import corpus_path
 
 
 def test_the_trail_between_entry_and_section_is_named():

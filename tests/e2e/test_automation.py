@@ -26,7 +26,7 @@ from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.warehouse import Warehouse
 from duocthu_assets.version import code_version
 
-from .docgen import make_docx, make_scanned_pdf, make_xlsx
+from tests.support.docgen import make_docx, make_scanned_pdf, make_xlsx
 
 
 @pytest.fixture
@@ -234,7 +234,8 @@ def test_a_real_daemon_fires_the_schedule_and_reingests_the_changed_document(tmp
     import subprocess
     import time
 
-    from tests.ui_helpers import BIN, REPO, UiPlace, _default_signals
+    from tests.support.paths import REPO
+    from tests.support.ui_helpers import BIN, UiPlace, _default_signals
 
     place = UiPlace(tmp_path)
     make_docx(place.inbox / "a.docx", [("Một", ["Đoạn văn thứ nhất."])])

@@ -20,19 +20,11 @@ from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.model import SCHEMA_VERSION
 from duocthu_assets.schemas import SCHEMA_VERSION_KEY
 
-from .conftest import CORPUS
-from .docgen import make_docx, make_scanned_pdf, make_text_pdf, make_xlsx
+from tests.support.ingest import tree_digest
+from tests.support.paths import CORPUS
+from tests.support.docgen import make_docx, make_scanned_pdf, make_text_pdf, make_xlsx
 
 pytestmark = pytest.mark.slow
-
-
-def _tree_digest(root: Path) -> dict[str, str]:
-    """sha256 of every output file (Parquet, PNG, sources) under the warehouse."""
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "dagster_home" not in p.parts and p.suffix in (".parquet", ".png", "")
-    }
 
 
 def _report(path: Path) -> dict[str, dict]:
@@ -137,10 +129,10 @@ def test_blocked_document_stops_only_itself(inbox: Path, tmp_path: Path):
 def test_reingest_unchanged_changes_no_output_bytes(inbox: Path, tmp_path: Path):
     warehouse = tmp_path / "wh"
     assert main(["ingest", str(inbox), "--warehouse", str(warehouse), "--quiet"]) == 0
-    before = _tree_digest(warehouse)
+    before = tree_digest(warehouse)
     report = tmp_path / "again.json"
     assert main(["ingest", str(inbox), "--warehouse", str(warehouse), "--quiet", "--report", str(report)]) == 0
-    assert _tree_digest(warehouse) == before
+    assert tree_digest(warehouse) == before
     assert all(not d["rebuilt"] for d in _report(report).values())
 
 
@@ -148,7 +140,7 @@ def test_two_fresh_ingests_give_identical_parquet(inbox: Path, tmp_path: Path):
     first, second = tmp_path / "a", tmp_path / "b"
     assert main(["ingest", str(inbox), "--warehouse", str(first), "--quiet"]) == 0
     assert main(["ingest", str(inbox), "--warehouse", str(second), "--quiet"]) == 0
-    a, b = _tree_digest(first), _tree_digest(second)
+    a, b = tree_digest(first), tree_digest(second)
     a.pop("registry.json", None), b.pop("registry.json", None)
     assert a == b and any(k.endswith(".parquet") for k in a)
 

@@ -12,7 +12,7 @@ import pytest
 from duocthu_assets.assets import chunks as chunks_asset
 from duocthu_assets.cli import main
 
-from .docgen import make_docx
+from tests.support.docgen import make_docx
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,6 @@ real `duocthu ingest` path (Dagster runs, the index asset, the summary):
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,6 @@ import pytest
 from duocthu_assets.embed.factory import make_embedder
 from duocthu_assets.runtime.gates import StatusCache, _query_statuses, check_statuses
 from duocthu_assets.inbox import Registry
-from duocthu_assets.runtime.ingest import ingest
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.retrieval import Searcher
 from duocthu_assets.retrieval import lexical as lexical_module
@@ -35,40 +33,11 @@ from duocthu_assets.retrieval.layout import PARTS, read_manifest
 from duocthu_assets.retrieval.lexical import CollectionBM25, LexicalIndex, PartTerms, lexical_table
 from duocthu_assets.warehouse import Warehouse
 
+from tests.support.ingest import ingest_quietly, nightly_tick, write_price_csv
+
 pytestmark = pytest.mark.slow
 
 LEGACY_DOC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "WordDocument".encode("utf-16-le") + b"\0" * 512
-
-
-def _csv(path: Path, drug: str, price: int) -> None:
-    path.write_text(f"ten_thuoc,gia\n{drug},{price}\nGentamicin,5400\n", encoding="utf-8")
-
-
-def nightly_tick(warehouse: Path):
-    """One tick of the nightly schedule through Dagster's own evaluation, on
-    the warehouse's instance (as the daemon evaluates it)."""
-    import dagster as dg
-
-    from duocthu_assets import automation
-    from duocthu_assets.definitions import build_definitions
-    from duocthu_assets.resources import WarehouseResource
-
-    instance = open_instance(str(warehouse))
-    try:
-        defs = build_definitions(str(warehouse))
-        with dg.build_schedule_context(
-            instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))},
-            repository_def=defs.get_repository_def(),
-        ) as context:
-            return automation.nightly_reingest.evaluate_tick(context)
-    finally:
-        instance.dispose()
-
-
-def _ingest(inbox: Path, warehouse: Path):
-    out = io.StringIO()
-    result = ingest([str(inbox)], str(warehouse), out=out, show_progress=False)
-    return result, out.getvalue()
 
 
 @pytest.fixture
@@ -76,18 +45,18 @@ def grown(tmp_path: Path):
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     for i, drug in enumerate(["Amoxicilin", "Vancomycin", "Cefuroxim"]):
-        _csv(inbox / f"d{i}.csv", drug, 1000 + i)
+        write_price_csv(inbox / f"d{i}.csv", drug, 1000 + i)
     warehouse = tmp_path / "wh"
-    first, _ = _ingest(inbox, warehouse)
+    first, _ = ingest_quietly(inbox, warehouse)
     assert [d.status for d in first.documents] == ["ok"] * 3
     return inbox, warehouse
 
 
 def test_summary_lists_what_was_built_and_totals_the_rest(grown, monkeypatch):
     inbox, warehouse = grown
-    _csv(inbox / "d3.csv", "Meropenem", 9900)
+    write_price_csv(inbox / "d3.csv", "Meropenem", 9900)
     (inbox / "d4.doc").write_bytes(LEGACY_DOC)  # rejected: a blocking check fails
-    result, printed = _ingest(inbox, warehouse)
+    result, printed = ingest_quietly(inbox, warehouse)
     by_id = {d.doc_id: d for d in result.documents}
     assert {d for d, s in by_id.items() if s.rebuilt} == {"d3.csv", "d4.doc"}
     assert by_id["d3.csv"].status == "ok" and by_id["d4.doc"].status == "rejected"
@@ -100,7 +69,7 @@ def test_summary_lists_what_was_built_and_totals_the_rest(grown, monkeypatch):
     reads: list[str] = []
     real_read = Warehouse.read_table
     monkeypatch.setattr(Warehouse, "read_table", lambda self, asset, doc_id=None: reads.append(asset) or real_read(self, asset, doc_id))
-    again, printed = _ingest(inbox, warehouse)
+    again, printed = ingest_quietly(inbox, warehouse)
     assert not any(d.rebuilt for d in again.documents)
     assert [a for a in reads if a in ("raw_documents", "parsed_documents", "chunks", "embeddings")] == []
     # the same statuses and counts as the summary of the ingest that built them
@@ -117,7 +86,7 @@ def test_a_remembered_outcome_that_no_longer_holds_is_summarized_from_the_files(
     record = registry.records["d1.csv"]
     record.outcome = {**record.outcome, "status": "ok", "chunks": 99, "built": "something else"}
     registry.save()
-    result, _ = _ingest(inbox, warehouse)
+    result, _ = ingest_quietly(inbox, warehouse)
     assert {d.doc_id: d.chunks for d in result.documents}["d1.csv"] == 2  # read again, not the stale 99
 
 
@@ -133,7 +102,7 @@ def test_check_statuses_are_remembered_per_run_and_agree_with_dagster(grown):
         instance.dispose()
     # d1 is replaced by a file its checks refuse: a run since the remembered one covers it
     (inbox / "d1.csv").write_bytes(LEGACY_DOC)
-    result, _ = _ingest(inbox, warehouse)
+    result, _ = ingest_quietly(inbox, warehouse)
     assert {d.doc_id: d.status for d in result.documents}["d1.csv"] == "rejected"
     instance = open_instance(str(warehouse))
     try:
@@ -143,8 +112,8 @@ def test_check_statuses_are_remembered_per_run_and_agree_with_dagster(grown):
     finally:
         instance.dispose()
     # and back: the document passes again, the index holds it again
-    _csv(inbox / "d1.csv", "Vancomycin", 1001)
-    result, _ = _ingest(inbox, warehouse)
+    write_price_csv(inbox / "d1.csv", "Vancomycin", 1001)
+    result, _ = ingest_quietly(inbox, warehouse)
     assert {d.doc_id: d.status for d in result.documents}["d1.csv"] == "ok"
     assert "d1.csv" in load_index(Warehouse(warehouse)).info.documents
 
@@ -169,8 +138,8 @@ def test_an_ingest_rewrites_only_the_index_part_of_the_changed_document(grown, m
     analyzed: list[str] = []
     real = lexical_module.term_counts
     monkeypatch.setattr(lexical_module, "term_counts", lambda text: analyzed.append(text) or real(text))
-    _csv(inbox / "d3.csv", "Meropenem", 9900)
-    _ingest(inbox, warehouse)
+    write_price_csv(inbox / "d3.csv", "Meropenem", 9900)
+    ingest_quietly(inbox, warehouse)
     new_chunks = wh.read_table("chunks", "d3.csv").num_rows
     assert len(analyzed) == new_chunks and any("Meropenem" in text for text in analyzed)  # the new document's chunks only
 
@@ -210,10 +179,10 @@ def test_bm25_over_parts_equals_bm25s_over_the_texts():
 
 def test_an_ingest_that_changes_nothing_does_not_rewrite_the_registry(grown):
     inbox, warehouse = grown
-    _ingest(inbox, warehouse)  # outcomes remembered by now
+    ingest_quietly(inbox, warehouse)  # outcomes remembered by now
     path = warehouse / "registry.json"
     before = path.stat()
-    _ingest(inbox, warehouse)
+    ingest_quietly(inbox, warehouse)
     after = path.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 

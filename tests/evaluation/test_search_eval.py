@@ -10,7 +10,7 @@ import pytest
 from duocthu_assets.cli import main
 from duocthu_assets.evaluation.runner import Config
 
-from .test_eval_cli import _write_collection
+from tests.support.eval_collection import write_collection
 
 
 def test_a_search_mode_is_a_configuration_that_needs_no_rebuild():
@@ -24,7 +24,7 @@ def test_a_search_mode_is_a_configuration_that_needs_no_rebuild():
 
 @pytest.mark.slow
 def test_eval_compares_search_modes_on_one_build(tmp_path, capsys):
-    collection = _write_collection(tmp_path / "handbook")
+    collection = write_collection(tmp_path / "handbook")
     warehouse = tmp_path / "wh"
     code = main(["eval", str(collection), "--warehouse", str(warehouse), "--quiet", "--json", "--compare", "search=dense"])
     assert code == 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from . import makers
+from tests.support import hostile_makers as makers
 
 OK, REJECTED, FAILED, BLOCKED = "ok", "rejected", "failed", "blocked"
 

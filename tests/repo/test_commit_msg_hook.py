@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-HOOK = Path(__file__).resolve().parents[1] / ".githooks" / "commit-msg"
+from tests.support.paths import REPO
+
+HOOK = REPO / ".githooks" / "commit-msg"
 
 
 def run_hook(tmp_path: Path, message: str) -> subprocess.CompletedProcess:

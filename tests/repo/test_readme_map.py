@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
 # paths the README names that are not in the tree on purpose
 NAMED_BUT_ABSENT = {
     "duocthu_assets/storage.py": "named as the old home of the schemas (Schema versions)",
@@ -61,14 +62,14 @@ def unmapped_packages(root: Path, readme: str) -> list[str]:
 
 
 def test_every_path_the_readme_names_exists():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    missing = missing_paths(ROOT, readme)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    missing = missing_paths(REPO, readme)
     assert not missing, f"README.md names paths that do not exist: {missing}"
 
 
 def test_every_package_is_on_the_map():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    unmapped = unmapped_packages(ROOT, readme)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    unmapped = unmapped_packages(REPO, readme)
     assert not unmapped, f"README.md's map of the code (## Design) lacks these packages: {unmapped}"
 
 

@@ -22,7 +22,7 @@ from duocthu_assets.resources import WarehouseResource
 from duocthu_assets.retrieval import Searcher
 from duocthu_assets.retrieval.server import search_request
 
-from .docgen import make_docx
+from tests.support.docgen import make_docx
 
 pytestmark = pytest.mark.slow
 

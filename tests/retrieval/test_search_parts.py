@@ -23,7 +23,7 @@ from duocthu_assets.retrieval.layout import PARTS, LayoutError, part_path, read_
 from duocthu_assets.retrieval.lexical import LexicalIndex
 from duocthu_assets.warehouse import Warehouse, encode_parquet
 
-from .test_search import _store, chunk, embedder, warehouse  # noqa: F401 - fixtures
+from tests.support.search_samples import chunk, store_chunks
 
 DRUGS = ["Amikacin", "Cefotaxim", "Meropenem", "Gentamicin", "Rifampicin", "Warfarin"]
 QUERIES = ["liều ampicilin suy thận", "amikacin 15 mg/kg", "hợp đồng thuê một năm", "warfarin INR", "Điều 17", "mg"]
@@ -41,7 +41,7 @@ def _drug_doc(i: int, drug: str, extra: str = "") -> list[dict]:
 def many(warehouse, embedder):
     """The tiny warehouse of test_search plus six documents: eight in all, in several parts."""
     for i, drug in enumerate(DRUGS):
-        _store(warehouse, f"thuoc-{i}", _drug_doc(i, drug), embedder)
+        store_chunks(warehouse, f"thuoc-{i}", _drug_doc(i, drug), embedder)
     docs = ["duocthu-mini", "persian-memo", *(f"thuoc-{i}" for i in range(len(DRUGS)))]
     refresh_search_index(warehouse, docs, model_id=embedder.model_id)
     return warehouse, docs
@@ -62,7 +62,7 @@ def _from_nothing(wh: Warehouse, docs: list[str], model_id: str, tmp_path: Path,
 
 
 def _change(wh: Warehouse, embedder, i: int, extra: str) -> None:
-    _store(wh, f"thuoc-{i}", _drug_doc(i, DRUGS[i], extra), embedder)
+    store_chunks(wh, f"thuoc-{i}", _drug_doc(i, DRUGS[i], extra), embedder)
 
 
 def test_one_changed_document_rewrites_its_part_and_the_manifest_only(many, embedder, tmp_path, monkeypatch):

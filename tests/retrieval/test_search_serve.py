@@ -1,10 +1,9 @@
 """The warm index (Python API), `duocthu serve` over HTTP, and ADR 0006's
 answer obligations on each path (CLI, server, API), over the tiny warehouse
-of tests/test_search.py."""
+of tests/retrieval/test_search.py."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import urllib.error
 import urllib.parse
@@ -16,7 +15,7 @@ from duocthu_assets.cli import build_parser
 from duocthu_assets.retrieval import MAX_K, Searcher, refresh_search_index
 from duocthu_assets.retrieval.server import DEFAULT_HOST, search_request, serve_in_thread
 
-from .test_search import CROP, DESCRIPTOR_TEXT, _run, embedder, warehouse  # noqa: F401 - fixtures
+from tests.support.search_samples import CROP, DESCRIPTOR_TEXT, run_search_cli
 
 QUARANTINED = "duocthu-mini:lieu_luong_va_cach_dung:1"
 DESCRIPTOR = "duocthu-mini:lieu_luong_va_cach_dung:block:b0001"
@@ -78,7 +77,7 @@ def test_obligations_hold_through_the_server_and_match_the_cli(warehouse, embedd
     status, payload = _get(server, f"/search?q={_q(QUERY)}&k=5")
     assert status == 200 and payload["schema"] == "duocthu.search/1"
     _check_obligations({h["chunk_id"]: h for h in payload["hits"]}, str(warehouse.path(CROP)))
-    code, out, _ = _run(["search", QUERY, "-k", "5", "--warehouse", str(warehouse.root), "--json"], embedder, capsys)
+    code, out, _ = run_search_cli(["search", QUERY, "-k", "5", "--warehouse", str(warehouse.root), "--json"], embedder, capsys)
     assert code == 0
     assert json.loads(out) == payload  # the same JSON as `duocthu search --json`
     _check_obligations({h["chunk_id"]: h for h in json.loads(out)["hits"]}, str(warehouse.path(CROP)))
@@ -153,9 +152,9 @@ def test_serve_binds_to_loopback_by_default():
 
 
 def test_cli_refuses_bad_input_with_a_reason(warehouse, embedder, capsys):
-    code, _, err = _run(["search", "   ", "--warehouse", str(warehouse.root)], embedder, capsys)
+    code, _, err = run_search_cli(["search", "   ", "--warehouse", str(warehouse.root)], embedder, capsys)
     assert code == 1 and "the query is empty" in err
-    code, _, err = _run(["search", "liều", "-k", str(MAX_K + 1), "--warehouse", str(warehouse.root)], embedder, capsys)
+    code, _, err = run_search_cli(["search", "liều", "-k", str(MAX_K + 1), "--warehouse", str(warehouse.root)], embedder, capsys)
     assert code == 1 and f"at most {MAX_K}" in err
 
 

@@ -42,11 +42,11 @@ import pytest
 from duocthu_assets.cli import main
 from duocthu_assets.runtime.instance import open_instance
 
-from .hostile.makers import make_text_pdf, make_xlsx, write_good_documents
+from tests.support.hostile_makers import make_text_pdf, make_xlsx, write_good_documents
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
 ACTIVE = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
 ASSETS = ("raw_documents", "parsed_documents", "segments", "lifted_blocks", "crops", "chunks", "embeddings", "search_index")
 

@@ -13,7 +13,8 @@ import pytest
 
 from duocthu_assets.runtime import dagster_private
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
 BOUNDARY = Path("duocthu_assets/runtime/dagster_private.py")
 # tests, benches or scripts that still import a private name (each named,
 # with its reason, in dagster_private's docstring): none
@@ -70,13 +71,13 @@ def assert_only_the_boundary(found: dict[Path, list[str]], allowed: set[Path]) -
 
 
 def test_only_the_boundary_imports_dagsters_private_api():
-    found = private_imports_under(ROOT, ("duocthu_assets", "checks"))
+    found = private_imports_under(REPO, ("duocthu_assets", "checks"))
     assert BOUNDARY in found  # the scan sees the imports that are there
     assert_only_the_boundary(found, {BOUNDARY})
 
 
 def test_tests_import_private_names_only_where_listed():
-    found = private_imports_under(ROOT, ("tests", "bench", "scripts", "eval"))
+    found = private_imports_under(REPO, ("tests", "bench", "scripts", "eval"))
     assert_only_the_boundary(found, TESTS_WITH_PRIVATE_IMPORTS)
     for path in TESTS_WITH_PRIVATE_IMPORTS:
         assert path.name in dagster_private.__doc__, f"{path} imports a private name: say why in dagster_private's docstring"
@@ -112,7 +113,7 @@ def test_every_private_member_the_event_log_relies_on_is_listed_and_still_there(
     try:
         missing = [name for name in dagster_private.SQLITE_EVENT_LOG_PRIVATE_MEMBERS if not hasattr(stock, name)]
         assert not missing, f"Dagster's SqliteEventLogStorage no longer has {missing}: runtime/event_log.py relies on them"
-        source = (ROOT / "duocthu_assets/runtime/event_log.py").read_text(encoding="utf-8")
+        source = (REPO / "duocthu_assets/runtime/event_log.py").read_text(encoding="utf-8")
         used = set(re.findall(r"(?:self|super\(\)|storage)\.(_[a-z]\w*)", source)) | set(re.findall(r"def (_[a-z]\w*)", source))
         inherited = {name for name in used if hasattr(stock, name)}
         unlisted = inherited - set(dagster_private.SQLITE_EVENT_LOG_PRIVATE_MEMBERS)

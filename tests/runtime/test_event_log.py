@@ -9,22 +9,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-import dagster as dg
-from dagster import DagsterEvent, DagsterEventType, EventLogEntry
+from dagster import DagsterEventType, EventLogEntry
 
 from duocthu_assets.runtime.dagster_private import SqliteEventLogStorage
 from duocthu_assets.runtime.event_log import PooledSqliteEventLogStorage
 
-RUN_ID = "0f0e0d0c-0000-4000-8000-000000000001"
-CHECK = dg.AssetCheckKey(dg.AssetKey("chunks"), "chunk_ids_unique")
-
-
-def _entry(event_type: DagsterEventType, data=None, message: str = "", timestamp: float = 1_800_000_000.0) -> EventLogEntry:
-    event = DagsterEvent(event_type_value=event_type.value, job_name="ingest", event_specific_data=data, message=message)
-    return EventLogEntry(
-        error_info=None, level=logging.DEBUG, user_message=message, run_id=RUN_ID,
-        timestamp=timestamp, dagster_event=event, job_name="ingest",
-    )
+from tests.support.check_events import (
+    RUN_ID,
+    assert_planned_rows_hold_no_copy_of_the_plan,
+    check_evaluation,
+    check_history,
+    plan_a_run_of_300_and_fail_one,
+)
+from tests.support.paths import REPO
 
 
 def _log_line(message: str) -> EventLogEntry:
@@ -34,34 +31,22 @@ def _log_line(message: str) -> EventLogEntry:
     )
 
 
-def _evaluation(doc_id: str, passed: bool) -> EventLogEntry:
-    evaluation = dg.AssetCheckEvaluation(
-        asset_key=CHECK.asset_key, check_name=CHECK.name, passed=passed, partition=doc_id,
-        metadata={"message": "ok" if passed else "duplicate chunk ids"},
-    )
-    return _entry(DagsterEventType.ASSET_CHECK_EVALUATION, evaluation)
-
-
-def _history(storage: SqliteEventLogStorage, limit: int = 100) -> list[tuple[str, str]]:
-    return sorted((r.partition, r.status.value) for r in storage.get_asset_check_execution_history(CHECK, limit=limit))
-
-
 def test_held_back_evaluations_are_read_in_order_and_written_before_the_next_event(tmp_path: Path):
     base = str(tmp_path / "runs")
     writer = PooledSqliteEventLogStorage(base)
-    writer.store_event(_evaluation("a.csv", True))
-    writer.store_event(_evaluation("b.csv", False))
+    writer.store_event(check_evaluation("a.csv", True))
+    writer.store_event(check_evaluation("b.csv", False))
 
     # a read in the writing process sees them at once
-    assert _history(writer) == [("a.csv", "SUCCEEDED"), ("b.csv", "FAILED")]
+    assert check_history(writer) == [("a.csv", "SUCCEEDED"), ("b.csv", "FAILED")]
 
-    writer.store_event(_evaluation("c.csv", True))
+    writer.store_event(check_evaluation("c.csv", True))
     writer.store_event(_log_line("chunks_gates done"))  # the step's next event
 
     # another process (Dagster's own class here) finds every one of them,
     # stored before the event that followed them
     reader = SqliteEventLogStorage(base)
-    assert _history(reader) == [("a.csv", "SUCCEEDED"), ("b.csv", "FAILED"), ("c.csv", "SUCCEEDED")]
+    assert check_history(reader) == [("a.csv", "SUCCEEDED"), ("b.csv", "FAILED"), ("c.csv", "SUCCEEDED")]
     types = [r.event_log_entry.dagster_event_type for r in reader.get_records_for_run(RUN_ID).records]
     assert types == [DagsterEventType.ASSET_CHECK_EVALUATION] * 3 + [None]
     partitions = [
@@ -85,9 +70,9 @@ def test_held_back_evaluations_are_read_in_order_and_written_before_the_next_eve
 def test_disposing_the_storage_writes_what_it_held_back(tmp_path: Path):
     base = str(tmp_path / "runs")
     writer = PooledSqliteEventLogStorage(base)
-    writer.store_event(_evaluation("a.csv", False))
+    writer.store_event(check_evaluation("a.csv", False))
     writer.dispose()
-    assert _history(SqliteEventLogStorage(base)) == [("a.csv", "FAILED")]
+    assert check_history(SqliteEventLogStorage(base)) == [("a.csv", "FAILED")]
 
 
 def test_dynamic_partitions_are_answered_from_memory_until_anyone_changes_them(tmp_path: Path, monkeypatch):
@@ -123,14 +108,14 @@ def test_a_process_that_ends_without_another_event_still_writes_what_it_held_bac
     base = tmp_path / "runs"
     script = (
         "import sys; sys.path[:0] = [sys.argv[2]]\n"
-        "import tests.test_event_log as t\n"
+        "import tests.support.check_events as t\n"
         "from duocthu_assets.runtime.event_log import PooledSqliteEventLogStorage\n"
         "storage = PooledSqliteEventLogStorage(sys.argv[1])  # as an instance holds it, to the end\n"
-        "storage.store_event(t._evaluation('a.csv', False))\n"
+        "storage.store_event(t.check_evaluation('a.csv', False))\n"
     )
-    repo = str(Path(__file__).resolve().parents[1])
+    repo = str(REPO)
     subprocess.run([sys.executable, "-c", script, str(base), repo], check=True, timeout=120)
-    assert _history(SqliteEventLogStorage(str(base))) == [("a.csv", "FAILED")]
+    assert check_history(SqliteEventLogStorage(str(base))) == [("a.csv", "FAILED")]
 
 
 def test_a_write_ahead_log_shrinks_back_after_a_checkpoint(tmp_path: Path):
@@ -155,43 +140,11 @@ def test_a_write_ahead_log_shrinks_back_after_a_checkpoint(tmp_path: Path):
     storage.dispose()
 
 
-def plan_a_run_of_300_and_fail_one(writer) -> None:
-    """What a run over 300 documents stores first (one planned event per check,
-    listing all 300), then one document's failed evaluation."""
-    from duocthu_assets.runtime.dagster_private import AssetCheckEvaluationPlanned
-
-    keys = [f"doc_{i:04d}.csv" for i in range(300)]
-    subset = dg.StaticPartitionsDefinition(keys).subset_with_partition_keys(keys)  # public: a subset of these keys
-    planned = AssetCheckEvaluationPlanned(asset_key=CHECK.asset_key, check_name=CHECK.name, partitions_subset=subset)
-    writer.store_event(_entry(DagsterEventType.ASSET_CHECK_EVALUATION_PLANNED, planned))
-    writer.store_event(_evaluation("doc_0007.csv", False))
-
-
-def assert_planned_rows_hold_no_copy_of_the_plan(reader) -> None:
-    """Each of the 300 rows reads PLANNED (the failed one FAILED) with the
-    reader's class, holds no copy of the 300-key event (Dagster's own rows
-    would hold ~5 KB each), and points at the one planned event in the log."""
-    from sqlalchemy import text
-
-    history = dict(_history(reader, limit=1000))
-    assert len(history) == 300 and history["doc_0007.csv"] == "FAILED"
-    assert {status for doc, status in history.items() if doc != "doc_0007.csv"} == {"PLANNED"}
-    with reader.index_connection() as conn:
-        widest = conn.execute(text("SELECT max(length(coalesce(evaluation_event, ''))) FROM asset_check_executions "
-                                   "WHERE execution_status = 'PLANNED'")).scalar()
-        planned_in_log = tuple(conn.execute(text(
-            "SELECT count(DISTINCT x.evaluation_event_storage_id), min(e.dagster_event_type) FROM asset_check_executions x "
-            "JOIN event_logs e ON e.id = x.evaluation_event_storage_id WHERE x.execution_status = 'PLANNED'"
-        )).one())
-    assert widest == 0
-    assert planned_in_log == (1, "ASSET_CHECK_EVALUATION_PLANNED")
-
-
 def test_a_planned_row_does_not_copy_the_runs_every_partition(tmp_path: Path):
     """A run over N documents plans each check once with all N keys; Dagster
     copies that event into each of the N rows (O(N^2) bytes: 30 GB for one
     run of 10,000 documents). Read back with Dagster's own class. The same on
-    PostgreSQL: tests/test_scale_postgres.py."""
+    PostgreSQL: tests/scale/test_scale_postgres.py."""
     base = str(tmp_path / "runs")
     writer = PooledSqliteEventLogStorage(base)
     plan_a_run_of_300_and_fail_one(writer)

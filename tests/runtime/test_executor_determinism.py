@@ -28,7 +28,7 @@ from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from duocthu_assets.warehouse import Warehouse
 
-from .hostile.makers import (
+from tests.support.hostile_makers import (
     make_docx,
     make_encrypted_pdf,
     make_scanned_pdf,
@@ -36,10 +36,10 @@ from .hostile.makers import (
     make_truncated_ooxml,
     write_good_documents,
 )
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
 NOT_OUTPUTS = ("registry.json", "dagster_home")
 HOSTILE = ("khoa_mat_khau.pdf", "hong.docx", "ban_scan.pdf")
 

@@ -17,7 +17,7 @@ import duocthu_assets.runtime.ingest as ingest_module
 from duocthu_assets.runtime import inbox_snapshot
 from duocthu_assets.runtime.instance import open_instance
 
-from .test_incremental import _csv, _ingest, nightly_tick
+from tests.support.ingest import ingest_quietly, nightly_tick, write_price_csv
 
 pytestmark = pytest.mark.slow
 
@@ -45,26 +45,26 @@ def grown(tmp_path: Path):
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     for i, drug in enumerate(["Amoxicilin", "Vancomycin"]):
-        _csv(inbox / f"d{i}.csv", drug, 1000 + i)
+        write_price_csv(inbox / f"d{i}.csv", drug, 1000 + i)
     warehouse = tmp_path / "wh"
-    first, _ = _ingest(inbox, warehouse)
+    first, _ = ingest_quietly(inbox, warehouse)
     assert [d.status for d in first.documents] == ["ok", "ok"]
     return inbox, warehouse
 
 
 def test_a_noop_after_a_build_answers_from_the_snapshot_as_the_full_path_does(grown, monkeypatch):
     inbox, warehouse = grown
-    _csv(inbox / "d2.csv", "Meropenem", 9900)
-    built, _ = _ingest(inbox, warehouse)  # builds d2, remembers the inbox as it found it
+    write_price_csv(inbox / "d2.csv", "Meropenem", 9900)
+    built, _ = ingest_quietly(inbox, warehouse)  # builds d2, remembers the inbox as it found it
     assert [d.doc_id for d in built.documents if d.rebuilt] == ["d2.csv"]
     assert _snapshot(warehouse).is_file()
 
     with monkeypatch.context() as patched:
         patched.setattr(ingest_module, "scan", _refuse)
-        fast, fast_printed = _ingest(inbox, warehouse)
+        fast, fast_printed = ingest_quietly(inbox, warehouse)
     assert fast.runs == 0 and not any(d.rebuilt for d in fast.documents)
     _snapshot(warehouse).unlink()
-    full, full_printed = _ingest(inbox, warehouse)  # the full path, for comparison
+    full, full_printed = ingest_quietly(inbox, warehouse)  # the full path, for comparison
     assert [dataclasses.asdict(d) for d in fast.documents] == [dataclasses.asdict(d) for d in full.documents]
     assert fast_printed.splitlines()[:-1] == full_printed.splitlines()[:-1]  # the last line says the seconds
     assert "unchanged since built: 3 documents (3 ok; 6 chunks, 6 vectors kept)" in fast_printed
@@ -73,12 +73,12 @@ def test_a_noop_after_a_build_answers_from_the_snapshot_as_the_full_path_does(gr
 @pytest.mark.parametrize("change", ["file_rewritten", "file_added", "registry", "warehouse_folder", "run"])
 def test_any_change_takes_the_full_path(grown, change, no_full_path):
     inbox, warehouse = grown
-    fast, _ = _ingest(inbox, warehouse)  # the fixture's ingest was a build: this one is answered from its snapshot
+    fast, _ = ingest_quietly(inbox, warehouse)  # the fixture's ingest was a build: this one is answered from its snapshot
     assert fast.runs == 0
     if change == "file_rewritten":  # same name, same size, new content
-        _csv(inbox / "d0.csv", "Amoxicilim", 1000)
+        write_price_csv(inbox / "d0.csv", "Amoxicilim", 1000)
     elif change == "file_added":
-        _csv(inbox / "d9.csv", "Cefuroxim", 1009)
+        write_price_csv(inbox / "d9.csv", "Cefuroxim", 1009)
     elif change == "registry":
         os.utime(warehouse / "registry.json")
     elif change == "warehouse_folder":
@@ -90,15 +90,15 @@ def test_any_change_takes_the_full_path(grown, change, no_full_path):
         finally:
             instance.dispose()
     with pytest.raises(_FullPathTaken, match="the full path scanned"):
-        _ingest(inbox, warehouse)
+        ingest_quietly(inbox, warehouse)
 
 
 def test_no_snapshot_when_the_inbox_holds_a_symlink(grown, tmp_path):
     inbox, warehouse = grown
     outside = tmp_path / "outside.csv"
-    _csv(outside, "Linezolid", 1)
+    write_price_csv(outside, "Linezolid", 1)
     (inbox / "link.csv").symlink_to(outside)  # refused unread: only the full scan judges links
-    result, _ = _ingest(inbox, warehouse)
+    result, _ = ingest_quietly(inbox, warehouse)
     assert {d.doc_id: d.status for d in result.documents}["link.csv"] == "rejected"
     assert inbox_snapshot.listing_digest([inbox]) is None
     assert not _snapshot(warehouse).exists()
@@ -140,7 +140,7 @@ def test_the_registry_stores_each_settings_dict_once_and_reads_the_old_form(tmp_
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     for i in range(3):
-        _csv(inbox / f"d{i}.csv", "Amoxicilin", i)
+        write_price_csv(inbox / f"d{i}.csv", "Amoxicilin", i)
     registry = Registry(Warehouse(tmp_path / "wh"))
     register_files(registry, scan([inbox]).found)
     registry.records["d0.csv"].built = {"sha256": "x", "settings": dict(registry.records["d0.csv"].settings)}
@@ -168,7 +168,7 @@ def test_a_registry_save_reuses_unchanged_lines_and_writes_the_same_bytes(tmp_pa
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     for i in range(4):
-        _csv(inbox / f"d{i}.csv", "Amoxicilin", i)
+        write_price_csv(inbox / f"d{i}.csv", "Amoxicilin", i)
     path = tmp_path / "wh" / "registry.json"
     registry = Registry(Warehouse(tmp_path / "wh"))
     register_files(registry, scan([inbox]).found)

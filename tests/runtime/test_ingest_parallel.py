@@ -26,8 +26,9 @@ from duocthu_assets.runtime.instance import dagster_home_for, open_instance
 from duocthu_assets import warehouse as storage
 from duocthu_assets.warehouse import Warehouse
 
-from .docgen import make_scanned_pdf
-from .test_backbone import _tree_digest
+from tests.support.docgen import make_scanned_pdf
+from tests.support.ingest import tree_digest
+from tests.support.paths import INBOX
 
 PRE_EMBEDDING = frozenset({"raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks"})
 ALL = PRE_EMBEDDING | {EMBEDDING_ASSET}
@@ -124,7 +125,7 @@ def test_a_step_s_files_are_written_together_atomically_and_the_same_as_one_by_o
     assert sorted(p.name for p in (tmp_path / "together" / "notes").iterdir()) == [f"{d}.parquet" for d in sorted(tables)]
 
 
-SAMPLES = Path(__file__).resolve().parents[1] / "data" / "inbox"
+SAMPLES = INBOX
 
 
 @pytest.mark.slow
@@ -199,7 +200,7 @@ def test_parallel_ingest_keeps_isolation_and_matches_one_worker(tmp_path: Path, 
         warehouse, report = tmp_path / f"wh{workers}", tmp_path / f"r{workers}.json"
         assert main(["ingest", str(box), "--warehouse", str(warehouse), "--report", str(report), "--quiet"]) == 1
         reports[workers] = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
-        outputs[workers] = _tree_digest(warehouse)
+        outputs[workers] = tree_digest(warehouse)
 
     docs = reports["2"]
     assert docs["doc_010_scan.pdf"]["status"] == "blocked"

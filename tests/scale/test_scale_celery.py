@@ -47,13 +47,13 @@ from duocthu_assets.runtime.celery_worker import VISIBILITY_TIMEOUT_ENV
 from duocthu_assets.runtime.ingest import INGEST_ASSETS, ingest
 from duocthu_assets.runtime.instance import MARKER, POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, POSTGRES_YAML, ensure_dagster_home
 
-from .scale_services import (
+from tests.support.scale_services import (
     VENV_BIN, CeleryWorkers, DagsterDaemon, MotoS3, Postgres, Redis, free_port, missing, scratch, spawn, stop, wait_for_port,
 )
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "data" / "inbox"
 BUCKET = "duocthu"
 WAREHOUSE = f"s3://{BUCKET}/wh"

@@ -2,7 +2,7 @@
 
 A PostgreSQL cluster from Debian's package is created with ``initdb`` in a
 temporary folder, listens on loopback only, and is stopped at the end
-(tests/scale_services.py). ``DUOCTHU_POSTGRES_URL`` selects dagster-postgres's
+(tests/support/scale_services.py). ``DUOCTHU_POSTGRES_URL`` selects dagster-postgres's
 storage in the dagster.yaml instance.py writes. The sample collections and the
 bench's tiny-CSV documents (``DUOCTHU_SCALE_DOCS``, 200 under `make
 scale-test`, 20 otherwise) are ingested once with the SQLite instance and once
@@ -23,11 +23,11 @@ import pytest
 from duocthu_assets.runtime.ingest import ingest
 from duocthu_assets.runtime.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, dagster_home_for, open_instance
 
-from .scale_services import Postgres, missing, scratch
+from tests.support.scale_services import Postgres, missing, scratch
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "data" / "inbox"
 # not compared: the instance itself, and the registry (it records when each file was seen)
 NOT_COMPARED = {"dagster_home", "registry.json", "registry.json.lock", "last_ingest.json"}
@@ -141,7 +141,7 @@ def test_postgres_planned_check_rows_hold_no_copy_of_the_plan(postgres):
     from dagster_postgres import PostgresEventLogStorage
 
     from duocthu_assets.runtime.postgres_event_log import PlannedOncePostgresEventLogStorage
-    from .test_event_log import assert_planned_rows_hold_no_copy_of_the_plan, plan_a_run_of_300_and_fail_one
+    from tests.support.check_events import assert_planned_rows_hold_no_copy_of_the_plan, plan_a_run_of_300_and_fail_one
 
     url = postgres.new_database("dagster_planned_rows")
     writer = PlannedOncePostgresEventLogStorage(postgres_url=url)

@@ -14,6 +14,8 @@ from duocthu_assets.definitions import build_definitions
 from duocthu_assets.runtime.executor import CELERY_BROKER_ENV, EXECUTOR_ENV, ExecutorSettingError, configured_executor
 from duocthu_assets.runtime.instance import POSTGRES_URL_ENV, InstanceSettingError, dagster_yaml, postgres_url
 
+from tests.support.paths import REPO
+
 
 def test_the_instance_yaml_follows_duocthu_postgres_url(monkeypatch, tmp_path: Path):
     monkeypatch.delenv(POSTGRES_URL_ENV, raising=False)
@@ -86,7 +88,7 @@ def test_dagster_celery_s_app_takes_the_worker_settings_from_scripts_celery(monk
 
     from duocthu_assets.runtime.celery_worker import VISIBILITY_TIMEOUT_ENV
 
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "scripts" / "celery"))
+    monkeypatch.syspath_prepend(str(REPO / "scripts" / "celery"))
     monkeypatch.delitem(sys.modules, "dagster_celery_config", raising=False)
     monkeypatch.setenv(CELERY_BROKER_ENV, "redis://127.0.0.1:6399/0")
     monkeypatch.setenv(VISIBILITY_TIMEOUT_ENV, "120")

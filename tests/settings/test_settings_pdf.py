@@ -16,7 +16,9 @@ from duocthu_assets.parse.pdf import reader as pdf
 from duocthu_assets.settings.pdf import PdfSettings
 from duocthu_assets.settings import CollectionSettingsError, Settings, collection_settings
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "inbox" / "formulary" / "duoc_thu_mau.pdf"
+from tests.support.paths import INBOX
+
+SAMPLE = INBOX / "formulary" / "duoc_thu_mau.pdf"
 
 
 def test_a_collection_sets_the_pdf_stage(tmp_path: Path):

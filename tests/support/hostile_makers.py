@@ -17,7 +17,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from ..docgen import make_docx, make_scanned_pdf, make_text_pdf, make_xlsx
+from .docgen import make_docx, make_scanned_pdf, make_text_pdf, make_xlsx
 
 __all__ = ["make_docx", "make_scanned_pdf", "make_text_pdf", "make_xlsx"]
 
@@ -69,7 +69,7 @@ def make_table_pdf(path: Path) -> Path:
     stage renders it to PNG."""
     import pymupdf
 
-    from ..docgen import FONT
+    from .docgen import FONT
 
     doc = pymupdf.open()
     page = doc.new_page(width=595, height=842)

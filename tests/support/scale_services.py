@@ -30,9 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from tests.support.paths import REPO
+
 PIDS_ENV = "DUOCTHU_SCALE_PIDS"
 VENV_BIN = Path(sys.executable).parent
-CELERY_CONFIG_DIR = Path(__file__).resolve().parents[1] / "scripts" / "celery"
+CELERY_CONFIG_DIR = REPO / "scripts" / "celery"
 
 
 def postgres_bin(name: str) -> str | None:

@@ -22,7 +22,8 @@ from typing import Any
 
 import requests
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO
+
 BIN = Path(sys.executable).parent
 OUTPUT = REPO / "tests" / "output"
 LOCATION = "duocthu_assets.definitions"
@@ -209,7 +210,7 @@ def _default_signals() -> None:
 
 def dagster_dev(place: UiPlace, port: int, log: Path) -> UiServer:
     """`dagster dev -w workspace.yaml`: the same code location, instance and
-    loopback host `make ui` serves through `dg dev` (tests/test_ui_make.py
+    loopback host `make ui` serves through `dg dev` (tests/ui/test_ui_make.py
     starts that one)."""
     command = [str(BIN / "dagster"), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)]
     return UiServer(command, place.env(), port, log)

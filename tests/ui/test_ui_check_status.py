@@ -16,8 +16,8 @@ from duocthu_assets.definitions import build_definitions
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB
 
-from .docgen import make_docx, make_scanned_pdf, make_xlsx
-from .ui_helpers import dagster_webserver, free_port, partition_statuses
+from tests.support.docgen import make_docx, make_scanned_pdf, make_xlsx
+from tests.support.ui_helpers import dagster_webserver, free_port, partition_statuses
 
 
 def _partition_infos(instance, doc_ids):

@@ -17,14 +17,13 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
 from checks.registry import RULES_BY_ASSET
 from duocthu_assets.warehouse import Warehouse
-from tests.docgen import make_scanned_pdf, make_xlsx
-from tests.ui_helpers import (
+from tests.support.docgen import make_scanned_pdf, make_xlsx
+from tests.support.ui_helpers import (
     ASSET_CHECKS,
     METADATA_FIELDS,
     AUTOMATION,
@@ -379,7 +378,7 @@ def test_the_daemon_settles_the_checks_the_scan_never_reached(served: Served):
     rule that failed *failed*, the scan's unbuilt assets *failed*."""
     import dagster as dg
 
-    from tests.ui_helpers import partition_statuses
+    from tests.support.ui_helpers import partition_statuses
 
     deadline = time.monotonic() + 300
     with dg.DagsterInstance.from_config(str(served.place.home)) as instance:

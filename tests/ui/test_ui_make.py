@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.ui_helpers import AUTOMATION, REPO, UiServer, free_port
+from tests.support.paths import REPO
+from tests.support.ui_helpers import AUTOMATION, UiServer, free_port
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,9 @@ from duocthu_assets.assets.chunks import markdown_preview
 from duocthu_assets.cli import main
 from duocthu_assets.runtime.instance import open_instance
 
-SAMPLES = Path(__file__).resolve().parents[1] / "data" / "inbox" / "formulary"
+from tests.support.paths import INBOX
+
+SAMPLES = INBOX / "formulary"
 
 
 def _row(i: int, quarantined: bool) -> dict:

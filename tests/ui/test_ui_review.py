@@ -14,7 +14,7 @@ from duocthu_assets.cli import main
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.review import blocked_documents, markdown_table, summary_line
 
-from .docgen import make_docx, make_scanned_pdf, make_xlsx
+from tests.support.docgen import make_docx, make_scanned_pdf, make_xlsx
 
 
 def _rule(name: str, asset: str) -> Rule:

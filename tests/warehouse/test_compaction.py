@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets import compaction
-from duocthu_assets.compaction import PARTS, CompactionError, compact, compact_asset, part_name, part_of, tables_glob
+from duocthu_assets.compaction import PARTS, CompactionError, compact_asset, part_name, part_of, tables_glob
 from duocthu_assets.schemas import SCHEMAS, embeddings_schema, table_from_rows
 from duocthu_assets.warehouse import Warehouse
 
@@ -259,7 +259,7 @@ def test_ingest_compacts_blocked_documents_stay_as_in_the_files_and_removed_ones
     from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
     from duocthu_assets.resources import WarehouseResource
 
-    from .docgen import make_docx
+    from tests.support.docgen import make_docx
 
     bad = "b_bad.docx"
     inbox = tmp_path / "inbox"

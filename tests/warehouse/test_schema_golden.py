@@ -4,20 +4,21 @@ field by field — name, type, list child name, nullability, order.
 
 A deliberate change (with a schema_version bump) regenerates them:
 
-    DUOCTHU_REGENERATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_schema_golden.py
+    DUOCTHU_REGENERATE_GOLDEN=1 .venv/bin/python -m pytest tests/warehouse/test_schema_golden.py
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
 from duocthu_assets.schemas import SCHEMAS, embeddings_schema
 
-GOLDEN = Path(__file__).parent / "golden" / "schemas"
+from tests.support.paths import REPO
+
+GOLDEN = REPO / "tests" / "golden" / "schemas"
 ASSETS = {**SCHEMAS, "embeddings": embeddings_schema(384)}
 
 

@@ -19,8 +19,9 @@ from duocthu_assets.parse.legacy_fonts import encoding_of, legacy_fonts
 from duocthu_assets.parse.encoding.legacy_vietnamese import TCVN3, VNI, is_syllable, legacy_readings, tcvn3_reading, typed_in_tcvn3, typed_in_vni, vni_reading
 from duocthu_assets.parse.encoding.mojibake import legacy_vietnamese_window, legacy_words, misencoded_window, misencoding
 
-from .conftest import corpus_path, ingest_inbox
-from .docgen import make_docx, make_text_pdf, make_xlsx
+from tests.support.paths import corpus_path
+from tests.support.ingest import ingest_inbox
+from tests.support.docgen import make_docx, make_text_pdf, make_xlsx
 
 DOSE = "Liều dùng cho người lớn: uống 500 mg mỗi lần, ngày hai lần, sau bữa ăn; người suy thận giảm liều theo độ thanh thải creatinin."
 DECREE = "Căn cứ Luật Tổ chức Chính phủ; theo đề nghị của Bộ trưởng Bộ Y tế, Chính phủ ban hành Nghị định quy định về thuốc thiết yếu."

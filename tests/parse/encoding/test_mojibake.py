@@ -13,8 +13,9 @@ from checks.rules import DocumentRows
 from duocthu_assets.parse.encoding.mojibake import MISENCODED, misencoded_window
 from duocthu_assets.parse.pdf.audit.leaks import flattened_math
 
-from .conftest import corpus_path, ingest_inbox
-from .docgen import make_docx
+from tests.support.paths import corpus_path
+from tests.support.ingest import ingest_inbox
+from tests.support.docgen import make_docx
 
 REDP_SIDEBAR = "]üìÜüéê •ìê °ê£ë†£ûÜüéê †ë ∞†¶£ èÜ•ÜáÜ§ê †°ê£Ü•î†ü§"  # "Enhance the performance of your database operations"
 VIETNAMESE = "Thuốc được hấp thu nhanh qua đường tiêu hóa, đạt nồng độ tối đa sau 2 giờ. Clcr = (140 − tuổi) × cân nặng / (72 × creatinin)."

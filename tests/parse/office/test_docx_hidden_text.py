@@ -12,7 +12,7 @@ from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.settings import Settings
 
-from .test_office_docx import build_docx, texts
+from tests.support.office import build_docx, texts
 
 HIDDEN = "character(s) of text hidden in Word"
 

@@ -17,8 +17,8 @@ from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.settings import Settings
 
-from .conftest import ingest_inbox
-from .test_office_docx import build_docx, texts
+from tests.support.ingest import ingest_inbox
+from tests.support.office import build_docx, texts
 
 STRUCK = "character(s) struck through in Word"
 

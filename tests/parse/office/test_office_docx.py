@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -17,17 +15,11 @@ from duocthu_assets.parse.errors import DocumentRejected
 from duocthu_assets.parse import parse_document
 from duocthu_assets.settings import Settings
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.office import build_docx, texts
+from tests.support.scripts import load_script
+
 NFC = Settings()
 PERSIAN = Settings(normalization="persian")
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(REPO / "scripts"))
-    spec.loader.exec_module(module)
-    return module
 
 
 def parse_bytes(data: bytes, settings: Settings = NFC):
@@ -47,10 +39,6 @@ def assert_well_formed(doc) -> None:
         assert s.text and s.text == s.text.strip()
         assert doc.canonical_text[s.offset : s.offset + s.length] == s.text
         assert s.source_ref.startswith("docx:")
-
-
-def texts(doc, kind: SegmentKind | None = None) -> list[str]:
-    return [s.text for s in doc.segments if kind is None or s.kind is kind]
 
 
 def headings(doc) -> list[tuple[int, str]]:
@@ -169,16 +157,6 @@ def test_equations_are_kept_as_linear_text(corpus):
 
 
 # ---------------------------------------------------------------- generated
-
-
-def build_docx(build) -> bytes:
-    from docx import Document
-
-    doc = Document()
-    build(doc)
-    out = io.BytesIO()
-    doc.save(out)
-    return out.getvalue()
 
 
 def test_style_rules_heading_list_and_outline_level():

@@ -14,8 +14,8 @@ from duocthu_assets.model import Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.settings import Settings
 
-from .test_office_docx import build_docx
-from .test_office_sheets import xlsx_bytes
+from tests.support.office import build_docx
+from tests.support.office import xlsx_bytes
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"

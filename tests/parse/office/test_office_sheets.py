@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
-import io
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,17 +12,11 @@ from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
 from duocthu_assets.parse import parse_document
 from duocthu_assets.settings import Settings
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.office import xlsx_bytes
+from tests.support.scripts import load_script
+
 NFC = Settings()
 PERSIAN = Settings(normalization="persian")
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(REPO / "scripts"))
-    spec.loader.exec_module(module)
-    return module
 
 
 def parse_bytes(data: bytes, expected: Format, settings: Settings = NFC):
@@ -45,16 +35,6 @@ def rows_of(doc) -> list[str]:
 
 def by_ref(doc) -> dict[str, str]:
     return {s.source_ref: s.text for s in doc.segments}
-
-
-def xlsx_bytes(build) -> bytes:
-    from openpyxl import Workbook
-
-    wb = Workbook()
-    build(wb)
-    out = io.BytesIO()
-    wb.save(out)
-    return out.getvalue()
 
 
 # --------------------------------------------------------------------- XLSX

@@ -15,9 +15,9 @@ from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS, UNMAPPED
 from duocthu_assets.settings import Settings
 
-from .conftest import CORPUS, corpus_path
+from tests.support.paths import CORPUS, corpus_path
+from tests.support.docgen import FONT
 
-FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 LINE = "Thuốc được hấp thu nhanh qua đường tiêu hóa, đạt nồng độ tối đa sau {} giờ."
 
 

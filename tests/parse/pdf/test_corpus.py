@@ -21,7 +21,7 @@ from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.geometry import iou
 from duocthu_assets.settings import Settings
 
-from .conftest import CORPUS, corpus_path
+from tests.support.paths import CORPUS, corpus_path
 
 pytestmark = pytest.mark.corpus
 

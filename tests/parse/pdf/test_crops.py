@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,9 @@ from duocthu_assets.parse.pdf.crops import render_block_crop
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import collection_settings
 
-FOLDER = Path(__file__).resolve().parents[1] / "data" / "inbox" / "formulary"
+from tests.support.paths import INBOX
+
+FOLDER = INBOX / "formulary"
 PDF = FOLDER / "duoc_thu_mau.pdf"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -17,8 +17,8 @@ from duocthu_assets.parse.pdf.read.page import read_page
 from duocthu_assets.settings.pdf import resolve_pdf_settings
 from duocthu_assets.settings import Settings
 
-from .conftest import INBOX, corpus_path
-from .test_pdf_stress import stress
+from tests.support.paths import INBOX, corpus_path
+from tests.support.stress_pdfs import stress
 
 CORPUS_FILES = [
     "pymupdf__chinese-tables.pdf",

@@ -12,7 +12,6 @@ import json
 import sys
 import unicodedata
 from functools import lru_cache
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +20,9 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.geometry import iou
 from duocthu_assets.settings import Profile, collection_settings
 
-FOLDER = Path(__file__).resolve().parents[1] / "data" / "inbox" / "formulary"
+from tests.support.paths import INBOX, REPO
+
+FOLDER = INBOX / "formulary"
 PDF = FOLDER / "duoc_thu_mau.pdf"
 GOLD = json.loads((FOLDER / "duoc_thu_mau.gold.json").read_text(encoding="utf-8"))
 
@@ -224,7 +225,7 @@ def test_parsing_is_deterministic():
 def test_the_script_rebuilds_the_committed_sample_byte_for_byte():
     import importlib.util
 
-    script = FOLDER.parents[2] / "scripts" / "make_sample_formulary.py"
+    script = REPO / "scripts" / "make_sample_formulary.py"
     spec = importlib.util.spec_from_file_location("make_sample_formulary", script)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up

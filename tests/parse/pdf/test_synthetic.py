@@ -15,9 +15,10 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import Profile, Settings
 
+from tests.support.docgen import FONT
+
 reportlab = pytest.importorskip("reportlab")
 
-FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 FONT_BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 FORMULARY = Settings(profile=Profile.FORMULARY)
 LOREM = (

@@ -15,7 +15,7 @@ from duocthu_assets.parse.pdf.audit.leaks import in_ruled_cell, inspect_tables, 
 from duocthu_assets.parse.pdf.records import Fragment, Rule, Word
 from duocthu_assets.settings import Settings
 
-from .conftest import CORPUS
+from tests.support.paths import CORPUS
 
 PASSAGE = [
     "England is not recognised as a region by the UCI and there is",

@@ -14,7 +14,7 @@ from duocthu_assets.parse.pdf.blocks.grids import bridge_rule_gaps
 from duocthu_assets.parse.pdf.records import Rule
 from duocthu_assets.settings import Settings
 
-from .conftest import CORPUS
+from tests.support.paths import CORPUS
 
 TOL = 2.5
 ROWS_AT = [63.2, 76.9, 154.1, 231.4]  # top rule, under the header, between the rows, bottom rule

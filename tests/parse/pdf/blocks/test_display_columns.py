@@ -11,7 +11,7 @@ from duocthu_assets.parse.pdf.blocks.display_math import column_starts, find_dis
 from duocthu_assets.parse.pdf.records import Word, make_fragment
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
+from tests.support.paths import corpus_path
 
 PROSE = "the patient received the dose every morning with food"
 

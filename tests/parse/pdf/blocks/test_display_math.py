@@ -12,7 +12,7 @@ from duocthu_assets.parse.pdf.blocks.display_math import _own_column, is_math_ro
 from duocthu_assets.parse.pdf.records import Fragment
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
+from tests.support.paths import corpus_path
 
 
 def frag(text: str, x0: float, y0: float, x1: float, y1: float, size: float = 9.0) -> Fragment:

@@ -4,9 +4,6 @@ column (no prose swallowed), continued parts linked; formulas lifted."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,11 +12,7 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.audit.leaks import inspect_tables
 from duocthu_assets.settings import Settings
 
-_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "make_stress_pdfs.py"
-_spec = importlib.util.spec_from_file_location("make_stress_pdfs", _SCRIPT)
-stress = importlib.util.module_from_spec(_spec)
-sys.modules["make_stress_pdfs"] = stress
-_spec.loader.exec_module(stress)
+from tests.support.stress_pdfs import stress
 
 TABLE_CASES = ["booktabs_continued", "two_column_continued", "column_bottom", "sideways_table", "side_by_side_tables"]
 
@@ -85,7 +78,7 @@ def test_aaai_tables_1_and_3_are_not_one_block_across_the_gutter():
     in prose (leak_01). Now Table 3 is a block of its own in the right
     column, and Table 1's rows (a label and a sentence each, no grid of
     short cells) read row by row, in order, in the left column's prose."""
-    from .conftest import corpus_path
+    from tests.support.paths import corpus_path
 
     parsed = parse_document(corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes(), Format.PDF, Settings())
     page4 = [b for b in parsed.blocks if b.page_no == 4 and b.kind is BlockKind.TABLE]

@@ -6,7 +6,6 @@ its interval, ``3,850 Áo``, a height and a country."""
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -16,7 +15,8 @@ from duocthu_assets.parse.pdf.blocks.grids import cut_at_rules
 from duocthu_assets.parse.pdf.records import Rule, Word, make_fragment
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
+from tests.support.paths import corpus_path
+from tests.support.pdf_pages import html_page
 
 
 def word(text: str, x0: float, x1: float, y0: float = 100.0, y1: float = 110.0) -> Word:
@@ -54,7 +54,6 @@ def test_a_right_to_left_lines_words_are_cut_too():
     assert [f.text for f in cut_at_rules([line], [column_rule(160)])] == ["ارائه تاريخ", "1403"]
 
 
-DEJAVU = "/usr/share/fonts/truetype/dejavu"
 RENAL = (
     "<p>Liều dùng ở người suy thận</p><table>"
     "<tr><td>Clcr (ml/phút)</td><td>Liều</td><td>Khoảng cách</td></tr>"
@@ -68,14 +67,8 @@ def test_a_bordered_tables_cells_two_points_apart_are_cells():
     apart (HTML's separate borders, as Chromium and MuPDF's own HTML writer
     print them): the block's rows read cell by cell. Before:
     ``Clcr (ml/phút) Liều | Khoảng cách`` and ``30 – 50 | 0,375 g mỗi lần 12 giờ``."""
-    import pymupdf
-
-    if not os.path.isfile(f"{DEJAVU}/DejaVuSans.ttf"):
-        pytest.skip("DejaVu Sans not installed")
     css = "@font-face {font-family: sans-serif; src: url(DejaVuSans.ttf);} * {font-family: sans-serif; font-size: 12pt} td {border: 1px solid black; padding: 1px}"
-    doc = pymupdf.open()
-    doc.new_page().insert_htmlbox(pymupdf.Rect(50, 50, 550, 400), RENAL, css=css, archive=pymupdf.Archive(DEJAVU))
-    parsed = parse_document(doc.tobytes(), Format.PDF, Settings())
+    parsed = parse_document(html_page(RENAL, css), Format.PDF, Settings())
     tables = [b for b in parsed.blocks if b.kind is BlockKind.TABLE]
     assert [t.text for t in tables] == ["Clcr (ml/phút) | Liều | Khoảng cách\n> 50 | 0,75 g mỗi lần | 48 giờ\n30 – 50 | 0,375 g mỗi lần | 12 giờ"]
     assert all(a.accounted for a in parsed.page_accounts)

@@ -33,7 +33,7 @@ from duocthu_assets.settings.pdf import resolve_pdf_settings
 from duocthu_assets.parse.pdf.blocks.scoring import frames_running_text
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
+from tests.support.paths import corpus_path
 
 _ids = iter(range(1, 10**6))
 

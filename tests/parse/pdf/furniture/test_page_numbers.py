@@ -21,9 +21,9 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
+from tests.support.paths import corpus_path
+from tests.support.docgen import FONT
 
-FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 LETTER, A4 = (612, 792), (595.28, 841.89)
 LINE = "Thuốc được thải trừ chủ yếu qua thận, vì vậy phải giảm liều ở người bệnh suy thận nặng."
 LEAD = 12.5

@@ -15,7 +15,7 @@ from duocthu_assets.parse.pdf.layout.order import Item, ruled_columns, ruled_cut
 from duocthu_assets.parse.pdf.records import Fragment, Rule, Word
 from duocthu_assets.settings import Settings
 
-from .conftest import CORPUS
+from tests.support.paths import CORPUS
 
 PROSE = [
     "This publication provides information about the seventh",

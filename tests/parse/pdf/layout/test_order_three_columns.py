@@ -12,7 +12,7 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
+from tests.support.paths import corpus_path
 
 WORDS = "the agency evaluated all the relevant information and determined that the unsafe condition exists".split()
 

@@ -15,8 +15,8 @@ from duocthu_assets.parse.pdf.audit.leaks import lone_operators_in, stacked_pair
 from duocthu_assets.parse.pdf.records import Word, make_fragment
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
-from .test_pdf_scripts import text_writer
+from tests.support.paths import corpus_path
+from tests.support.pdf_pages import text_writer
 
 NUMERATOR = "(140 - age) x weight"
 DENOMINATOR = "72 x SCr"
@@ -341,7 +341,7 @@ def test_a_fraction_set_in_words_over_several_lines_is_lifted_whole():
     numerator's three lines, the denominator's two and both side cells'
     three are one ``formula_2d``; the paragraph over it and the one under
     it stay prose, and no cell line is left outside the block."""
-    from .test_pdf_stress import stress
+    from tests.support.stress_pdfs import stress
 
     data, expect = stress.build("word_fraction")
     parsed = parse_document(data, Format.PDF, Settings())
@@ -363,7 +363,7 @@ def test_a_cell_line_left_outside_its_formula_fails_leak_01(monkeypatch):
     from checks.leaks import table_row_in_prose
     from duocthu_assets.parse.pdf.blocks import find as pdf_blocks, formulas as pdf_formulas
 
-    from .test_pdf_stress import stress
+    from tests.support.stress_pdfs import stress
 
     monkeypatch.setattr(pdf_formulas, "_cell", lambda lines, fragments, fits: list(lines))
     monkeypatch.setattr(pdf_blocks, "with_cell_lines", lambda blocks, fragments: blocks)

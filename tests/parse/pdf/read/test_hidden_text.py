@@ -7,7 +7,6 @@ text that replaced it; now it is kept out and recorded as furniture of kind
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -17,16 +16,15 @@ from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.hidden import UNSHOWN_TEXT
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path, ingest_inbox
+from tests.support.paths import corpus_path
+from tests.support.ingest import ingest_inbox
+from tests.support.pdf_pages import dejavu
 
-DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 PROSE = "Liều dùng ở người suy thận: giảm liều theo độ thanh thải creatinin của bệnh nhân."
 
 
 def page_with(draw) -> bytes:
-    if not os.path.isfile(DEJAVU):
-        pytest.skip("DejaVu Sans not installed")
-    font = {"fontname": "dejavu", "fontfile": DEJAVU, "fontsize": 11}
+    font = dejavu(11)
     doc = pymupdf.open()
     page = doc.new_page()
     for k in range(4):
@@ -159,9 +157,7 @@ def test_text_in_a_layer_switched_off_is_not_read():
     """Optional content switched off (a PDF layer: an old dose kept on a
     hidden layer) is neither shown nor read: MuPDF leaves it out of the
     text, and this test keeps it so."""
-    if not os.path.isfile(DEJAVU):
-        pytest.skip("DejaVu Sans not installed")
-    font = {"fontname": "dejavu", "fontfile": DEJAVU, "fontsize": 11}
+    font = dejavu(11)
     doc = pymupdf.open()
     page = doc.new_page()
     off = doc.add_ocg("Liều cũ", on=False)

@@ -10,7 +10,6 @@ text as it reads (``[pdf] accept_ocr_text = true``)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 
@@ -23,22 +22,17 @@ from duocthu_assets.parse.pdf.read.hidden import INVISIBLE_TEXT, invisible_chars
 from duocthu_assets.settings.pdf import PdfSettings
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path, ingest_inbox
+from tests.support.paths import corpus_path
+from tests.support.ingest import ingest_inbox
+from tests.support.pdf_pages import dejavu
 
-DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 SEEN = ["Liều dùng ở người suy thận", "Clcr 30 – 50 ml/phút: 0,375 g mỗi lần, cách 12 giờ."]
 READ = ["Liều dùng ở người suy thận", "Clcr 30 – 50 ml/phút: 0,376 g mỗi lần, cách 12 giờ."]  # the OCR program's misreading
 
 
-def _font() -> dict:
-    if not os.path.isfile(DEJAVU):
-        pytest.skip("DejaVu Sans not installed")
-    return {"fontname": "dejavu", "fontfile": DEJAVU, "fontsize": 12}
-
-
 def _lines(page, lines: list[str], **how) -> None:
     for k, line in enumerate(lines):
-        page.insert_text((72, 100 + 20 * k), line, **_font(), **how)
+        page.insert_text((72, 100 + 20 * k), line, **dejavu(12), **how)
 
 
 def _scan(seen: list[str]) -> bytes:
@@ -71,7 +65,7 @@ def text_under_its_scan(read: list[str] = READ, seen: list[str] = SEEN) -> bytes
 
 
 def born_digital(hidden: list[str] = ()) -> bytes:
-    font = _font()
+    font = dejavu(12)
     doc = pymupdf.open()
     page = doc.new_page()
     for k, line in enumerate(SEEN * 3):
@@ -106,7 +100,7 @@ def test_a_picture_behind_text_hides_nothing():
     """A page-size background image drawn first, a page of text over it:
     seen. (With only a line or two over it, the page would be a scan under a
     stamp's text: ``pdf_scans``.)"""
-    font = _font()
+    font = dejavu(12)
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_image(page.rect, stream=pymupdf.open(stream=born_digital(), filetype="pdf")[0].get_pixmap(dpi=150).tobytes("png"))  # a scan's size: the drawing order decides

@@ -11,7 +11,7 @@ from duocthu_assets.parse.pdf.engine import open_pdf
 from duocthu_assets.parse.pdf.read.page import overprinted_lines, read_page
 from duocthu_assets.settings.pdf import resolve_pdf_settings
 
-from .conftest import CORPUS
+from tests.support.paths import CORPUS
 
 LINE = ((311.7, 376.7, 527.6, 384.5), "Specifies that the row permission is to be initially disabled", "Calibri", 9.2)
 

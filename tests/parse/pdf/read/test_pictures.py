@@ -6,27 +6,18 @@ they were in no chunk and nothing said a picture had been there."""
 
 from __future__ import annotations
 
-import os
-
-import pytest
-
 from duocthu_assets.model import BlockKind, Format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.pictures import picture_regions, reading_position
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path, ingest_inbox
+from tests.support.paths import corpus_path
+from tests.support.ingest import ingest_inbox
+from tests.support.pdf_pages import dejavu
 
-DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 PROSE = "Liều dùng ở người suy thận: giảm liều theo độ thanh thải creatinin của bệnh nhân."
 TABLE_ROWS = ["Clcr (ml/phút)   Liều   Khoảng cách", "> 50   0,75 g mỗi lần   48 giờ", "30 – 50   0,375 g mỗi lần   12 giờ"]
-
-
-def _font() -> dict:
-    if not os.path.isfile(DEJAVU):
-        pytest.skip("DejaVu Sans not installed")
-    return {"fontname": "dejavu", "fontfile": DEJAVU, "fontsize": 11}
 
 
 def screenshot_of_a_table() -> bytes:
@@ -35,13 +26,13 @@ def screenshot_of_a_table() -> bytes:
     doc = pymupdf.open()
     page = doc.new_page(width=300, height=80)
     for k, row in enumerate(TABLE_ROWS):
-        page.insert_text((8, 20 + 20 * k), row, **_font())
+        page.insert_text((8, 20 + 20 * k), row, **dejavu(11))
         page.draw_line((4, 26 + 20 * k), (296, 26 + 20 * k), color=(0, 0, 0), width=0.5)
     return page.get_pixmap(dpi=150).tobytes("png")
 
 
 def page_with_picture(box=(72, 200, 402, 290), text_over: str = "", lines_after: int = 3) -> bytes:
-    font = _font()
+    font = dejavu(11)
     doc = pymupdf.open()
     page = doc.new_page()
     for k in range(3):
@@ -81,7 +72,7 @@ def test_small_images_backgrounds_and_whole_page_images_are_no_pictures():
 
 
 def test_pieces_of_one_picture_are_one():
-    font = _font()
+    font = dejavu(11)
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 100), PROSE, **font)
@@ -97,7 +88,7 @@ def test_an_image_drawn_on_every_page_is_decoration():
     """A letterhead banner drawn on each page (one image, drawn three
     times) is no picture; a chart on p. 2 is, and so is another chart set
     at the same place on p. 3 (an image of its own)."""
-    font = _font()
+    font = dejavu(11)
     doc = pymupdf.open()
     banner = None
     for n in range(3):
@@ -117,7 +108,7 @@ def test_an_image_drawn_on_every_page_is_decoration():
 def test_an_image_inside_a_lifted_table_is_no_block_of_its_own():
     """A picture in a ruled table's cell (a pill's photograph in a
     formulary's table) is shown by the table's crop: one block, the table."""
-    font = _font()
+    font = dejavu(11)
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 90), PROSE, **font)
@@ -196,7 +187,7 @@ def test_corpus_screenshots_and_charts_are_pictures():
 
 
 def page_with_drawn(draw) -> bytes:
-    font = _font()
+    font = dejavu(11)
     doc = pymupdf.open()
     page = doc.new_page()
     for k in range(3):

@@ -17,7 +17,9 @@ from duocthu_assets.parse.encoding.mojibake import broken_glyph_map_window, mise
 from duocthu_assets.parse.pdf.read.rtl import dropped_before_ligature, glyph_order, out_of_order, reading_order, reorder_words, right_to_left_table, row_reading_order, rtl_words
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path, ingest_inbox
+from tests.support.paths import corpus_path
+from tests.support.ingest import ingest_inbox
+from tests.support.pdf_pages import html_page
 
 
 def line(*chars):
@@ -281,7 +283,7 @@ def printed(tmp_path, name: str, body: str) -> bytes:
     """``body`` printed to PDF by Chromium (Skia; DejaVu Sans), a producer of its own."""
     import subprocess
 
-    from .ui_helpers import chromium_path
+    from tests.support.ui_helpers import chromium_path
 
     executable = chromium_path()
     if executable is None:
@@ -331,9 +333,6 @@ def test_a_browser_printed_page_that_loses_letters_is_blocked(tmp_path):
     assert re.search(r"[1-9][0-9]* in no place", vowelled["reason"]) and "right-to-left text the PDF reader read but put in no word" in vowelled["reason"], vowelled["reason"]
 
 
-DEJAVU = "/usr/share/fonts/truetype/dejavu"
-
-
 def test_a_page_set_by_mupdfs_own_html_writer_reads_whole():
     """A third producer: PyMuPDF's ``insert_htmlbox`` (HarfBuzz shaping,
     DejaVu Sans) maps each glyph to its presentation form (``ﻻ`` for the
@@ -342,21 +341,13 @@ def test_a_page_set_by_mupdfs_own_html_writer_reads_whole():
     accounted. (Seen, left: its mirrored parentheses read ``) … (``; it
     leaves out ``میلی‌گرم``'s zero-width non-joiner, and the two touching
     pieces read ``میلیگرم``.)"""
-    import os
-
-    import pymupdf
-
-    if not os.path.isfile(f"{DEJAVU}/DejaVuSans.ttf"):
-        pytest.skip("DejaVu Sans not installed")
     html = (
         '<p dir="rtl">لا يجوز تناول الدواء للأطفال دون استشارة الطبيب. المشكلات الإحصائية والأدوات الآلية.</p>'
         '<p dir="rtl">مقدار مصرف: روزانه ۲ بار، هر بار ۵۰۰ میلی‌گرم؛ در بیماران کلیوی کاهش یابد. کالای وارداتی و فولاد. بالا، طلا.</p>'
         '<p dir="rtl">جرعة 500 ملغ كل 8 ساعات يوميا.</p>'
     )
     css = "@font-face {font-family: sans-serif; src: url(DejaVuSans.ttf);} p {font-family: sans-serif; font-size: 12pt}"
-    doc = pymupdf.open()
-    doc.new_page().insert_htmlbox(pymupdf.Rect(50, 50, 550, 400), html, css=css, archive=pymupdf.Archive(DEJAVU))
-    parsed = parse_document(doc.tobytes(), Format.PDF, Settings())
+    parsed = parse_document(html_page(html, css), Format.PDF, Settings())
     text = " ".join(s.text for s in parsed.segments)
     for words in ("لا يجوز", "للأطفال", "المشكلات", "الإحصائية", "روزانه ۲ بار، هر بار ۵۰۰", "کالای", "فولاد", "بالا", "جرعة 500 ملغ كل 8 ساعات"):
         assert words in text, (words, text)

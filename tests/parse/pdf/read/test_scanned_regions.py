@@ -17,7 +17,8 @@ from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.scans import SCANNED_REGION
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path, ingest_inbox
+from tests.support.paths import corpus_path
+from tests.support.ingest import ingest_inbox
 
 PROSE = "Renal function is checked before every dose change and the dose is adjusted to the creatinine clearance."
 

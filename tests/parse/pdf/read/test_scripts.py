@@ -16,8 +16,9 @@ from duocthu_assets.parse.pdf.records import unmark
 from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS, mark_scripts, script_marks
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path
-from .test_pdf_stress import stress
+from tests.support.paths import corpus_path
+from tests.support.stress_pdfs import stress
+from tests.support.pdf_pages import text_writer
 
 
 def _span(text, size, origin):
@@ -166,18 +167,6 @@ def test_stacked_scripts_join_their_base_in_reading_order():
     after = Part(218.0, 232.5, "and", ("",) * 3, 0, 10)
     groups = join_parts([of, p, after], [*sup, sub], 0)
     assert [["".join(x.chars for x in g)] for g in groups] == [["of"], ["pc(X,Y)1:s"], ["and"]]
-
-
-def text_writer(page, fontname: str = "tiro"):
-    """``put(x, y, text, size)`` writing ``text`` on ``page`` with its
-    baseline at ``y`` and returning where it ends, and the font."""
-    font = pymupdf.Font(fontname)
-
-    def put(x, y, text, size):
-        page.insert_text((x, y), text, fontsize=size, fontname=fontname)
-        return x + font.text_length(text, size)
-
-    return put, font
 
 
 def _script_lines_pdf(long_script: bool = False) -> bytes:

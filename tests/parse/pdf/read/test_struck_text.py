@@ -15,8 +15,9 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import Settings
 
-from .conftest import corpus_path, ingest_inbox
-from .test_pdf_pictures import _font
+from tests.support.paths import corpus_path
+from tests.support.ingest import ingest_inbox
+from tests.support.pdf_pages import dejavu
 
 STRUCK = "passage(s) with a line drawn through them"
 DOSE = "Liều khởi đầu 0,5 g 0,375 g mỗi 12 giờ."
@@ -25,7 +26,7 @@ DOSE = "Liều khởi đầu 0,5 g 0,375 g mỗi 12 giờ."
 def page_with(draw) -> bytes:
     """A page with the dose line at (72, 100) and ``draw(page, x_of)``
     drawing over it (``x_of(word)``: the word's left and right edge)."""
-    font = _font()
+    font = dejavu(11)
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 100), DOSE, **font)
@@ -91,7 +92,7 @@ def test_lines_that_are_no_strike(name, y, across):
 def test_struck_lines_mark_each_line_of_a_passage():
     """A passage struck over a line break is one run a line: each written
     ``~~…~~``."""
-    font = _font()
+    font = dejavu(11)
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 100), "Chống chỉ định: suy gan nặng,", **font)
