@@ -42,7 +42,8 @@ import pytest
 from duocthu_assets.cli import main
 from duocthu_assets.runtime.instance import open_instance
 
-from tests.support.hostile_makers import make_text_pdf, make_xlsx, write_good_documents
+from tests.support.docgen import make_text_pdf, make_xlsx
+from tests.support.hostile_makers import write_good_documents
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow

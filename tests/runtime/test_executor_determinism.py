@@ -28,14 +28,9 @@ from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from duocthu_assets.warehouse import Warehouse
 
-from tests.support.hostile_makers import (
-    make_docx,
-    make_encrypted_pdf,
-    make_scanned_pdf,
-    make_table_pdf,
-    make_truncated_ooxml,
-    write_good_documents,
-)
+from tests.support.docgen import make_docx, make_scanned_pdf
+from tests.support.hostile_makers import make_encrypted_pdf, make_table_pdf, write_good_documents
+from tests.support.hostile_ooxml import make_truncated_ooxml
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
