@@ -45,7 +45,7 @@ ui: setup
 	  && echo "DAGSTER_HOME=$$home  DUOCTHU_MAX_CONCURRENT=$(DUOCTHU_MAX_CONCURRENT)  http://127.0.0.1:$${PORT:-3000}" \
 	  && DAGSTER_HOME="$$home" VIRTUAL_ENV="$(abspath $(VENV))" exec $(BIN)/dg dev --use-active-venv --no-check-yaml -h 127.0.0.1 -p $${PORT:-3000}
 
-# Debian's Chromium for the browser test in tests/test_ui_e2e.py; idempotent.
+# Debian's Chromium for the browser test in tests/ui/test_ui_e2e.py; idempotent.
 # Without root or a reachable package mirror it only warns: the test then skips, saying why.
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \

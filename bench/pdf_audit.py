@@ -59,7 +59,7 @@ def crops_complete(data: bytes, blocks, margin: float) -> tuple[int, int]:
                 continue
             content = pages.setdefault(b.page_no, read_page(page, ps))
             if abs(content.width - page.rect.width) > 1:
-                continue  # text set sideways: the crop is turned to read (tests/test_pdf_crops.py covers it)
+                continue  # text set sideways: the crop is turned to read (tests/parse/pdf/test_crops.py covers it)
             shown = pymupdf.Rect(crop_box(b.bbox, margin)) & page.rect
             # a picture of an image lifts no words (text set over it stays in the prose): nothing of it to cut
             lifts = b.kind is not BlockKind.PICTURE or bool(b.text)

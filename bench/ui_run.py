@@ -28,8 +28,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.docgen import make_docx  # noqa: E402
-from tests.ui_helpers import BIN, UiPlace, dagster_dev, free_port, register_documents, wait_for_run  # noqa: E402
+from tests.support.docgen import make_docx  # noqa: E402
+from tests.support.ui_helpers import BIN, UiPlace, dagster_dev, free_port, register_documents, wait_for_run  # noqa: E402
 
 
 def main() -> None:

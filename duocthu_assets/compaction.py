@@ -23,7 +23,7 @@ Layout (next to the per-document files, which stay the pipeline's own)::
   new, and the next compaction completes the rest.
 - **Deterministic**: a part's bytes depend only on the rows of its documents'
   files (same writer settings, no timestamps): compacting incrementally gives
-  the same bytes as compacting from nothing (tests/test_compaction.py).
+  the same bytes as compacting from nothing (tests/warehouse/test_compaction.py).
 - **Incremental**: only the parts holding a new, replaced or gone document
   are rewritten, from the part's previous rows plus the changed documents'
   files (see :func:`compact_asset` for how a change is told). Deleting the

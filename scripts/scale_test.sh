@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make scale-test` (issue 20 items 4-6): PostgreSQL, Redis, two Celery
 # workers, dagster-daemon, moto's S3 server and a webserver, all started
-# from nothing on loopback by the tests (tests/scale_services.py), and all
-# stopped again: by the tests themselves, and by the trap below whatever way
-# this ends.
+# from nothing on loopback by the tests (tests/support/scale_services.py),
+# and all stopped again: by the tests themselves, and by the trap below
+# whatever way this ends.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 pids=$(mktemp -d "${TMPDIR:-/tmp}/duocthu-scale-pids.XXXXXX")
@@ -31,5 +31,5 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 echo "scale-test: PostgreSQL $(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1), $(redis-server --version 2>/dev/null | cut -d' ' -f1-3), ${DUOCTHU_SCALE_DOCS} bench documents"
-.venv/bin/python -m pytest tests/test_scale_postgres.py tests/test_scale_celery.py \
+.venv/bin/python -m pytest tests/scale/test_scale_postgres.py tests/scale/test_scale_celery.py \
   -p no:cacheprovider -q -rs -s

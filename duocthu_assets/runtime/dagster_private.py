@@ -1,11 +1,11 @@
 """The one door to Dagster's private API.
 
 No other module of ``duocthu_assets`` or ``checks/`` imports a ``dagster._…``
-(or ``dagster_shared``) name: tests/test_dagster_private.py fails naming any
+(or ``dagster_shared``) name: tests/runtime/test_dagster_private.py fails naming any
 file that does. Each name below says why it is needed and what public API
 would replace it. A Dagster release that moves one breaks this import, here,
 at once; one that changes what the custom event log writes fails
-tests/test_scale_event_log_contract.py (Dagster's stock storage must read the
+tests/runtime/test_scale_event_log_contract.py (Dagster's stock storage must read the
 same runs, materializations and check evaluations).
 
 No test, bench or script imports a private name either: those that need
@@ -52,7 +52,7 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
 # it, so the checks' batches follow it. Public replacement: none.
 from dagster._core.storage.event_log.sql_event_log import get_max_event_records_limit
 
-# -- tests of the planned check rows (tests/test_event_log.py) ---------------
+# -- tests of the planned check rows (tests/runtime/test_event_log.py) ---------------
 # The event Dagster stores when a run starts, naming every partition a check
 # will evaluate (runtime/planned_checks.py stores its rows once). Public
 # replacement: none exported; a test could run a real job over 300

@@ -61,7 +61,7 @@ This subclass changes how rows are written, never which rows:
 
 The files and the schema are Dagster's own: an instance written by this class
 is read by the stock class and the other way round
-(tests/test_scale_event_log_contract.py). Selected in ``dagster.yaml`` (see
+(tests/runtime/test_scale_event_log_contract.py). Selected in ``dagster.yaml`` (see
 :mod:`duocthu_assets.runtime.instance`). Dagster's private names it uses
 come through :mod:`duocthu_assets.runtime.dagster_private`, which lists the
 private methods it overrides or calls.

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from . import makers
+from tests.support import docgen
+from tests.support import hostile_makers as makers
+from tests.support import hostile_ooxml as ooxml
 
 OK, REJECTED, FAILED, BLOCKED = "ok", "rejected", "failed", "blocked"
 
@@ -85,21 +87,21 @@ def _csv(text: str) -> Callable[[Path], Path]:
 
 
 def _good_pdf(path: Path) -> Path:
-    return makers.make_text_pdf(path, makers.GOOD_PDF_LINES)
+    return docgen.make_text_pdf(path, makers.GOOD_PDF_LINES)
 
 
 def _good_docx(path: Path) -> Path:
-    return makers.make_docx(path, [("Điều 1", ["Hợp đồng cung ứng thuốc kháng sinh."])])
+    return docgen.make_docx(path, [("Điều 1", ["Hợp đồng cung ứng thuốc kháng sinh."])])
 
 
 CASES: list[Case] = [
     # ---------------------------------------------------------------- good
     Case("ok/good/huong_dan.pdf", OK, make=_good_pdf, indexed_text="ánh sáng trực tiếp",
          proves="a born-digital PDF beside the hostile files is indexed"),
-    Case("ok/good/quy_trinh.docx", OK, make=lambda p: makers.make_docx(p, [("Quy trình cấp phát", ["Bước một: kiểm tra đơn thuốc."])]),
+    Case("ok/good/quy_trinh.docx", OK, make=lambda p: docgen.make_docx(p, [("Quy trình cấp phát", ["Bước một: kiểm tra đơn thuốc."])]),
          indexed_text="kiểm tra đơn thuốc", proves="a DOCX beside the hostile files is indexed"),
     Case("ok/good/bang_gia.xlsx", OK,
-         make=lambda p: makers.make_xlsx(p, ["Tên thuốc", "Giá (đồng)"], [["Amoxicilin", 1200], ["Gentamicin", 5400]]),
+         make=lambda p: docgen.make_xlsx(p, ["Tên thuốc", "Giá (đồng)"], [["Amoxicilin", 1200], ["Gentamicin", 5400]]),
          indexed_text="Gentamicin", proves="an XLSX beside the hostile files is indexed"),
     Case("ok/good/danh_muc.csv", OK, make=_csv("Amoxicilin"), indexed_text="J01CA04",
          proves="a UTF-8 CSV beside the hostile files is indexed"),
@@ -130,7 +132,7 @@ CASES: list[Case] = [
          proves="a PDF's attachments (an embedded file and a file-attachment note) are not read, and a warning names them"),
     Case("parse/pdf/zero_pages.pdf", FAILED, r"no pages", make=makers.make_zero_page_pdf,
          proves="a well-formed PDF with an empty page tree fails, saying it has no pages"),
-    Case("parse/pdf/scanned.pdf", BLOCKED, r"OCR", make=makers.make_scanned_pdf, failed_checks=("no_pages_need_ocr",),
+    Case("parse/pdf/scanned.pdf", BLOCKED, r"OCR", make=docgen.make_scanned_pdf, failed_checks=("no_pages_need_ocr",),
          proves="image-only pages: blocked by no_pages_need_ocr, naming the pages; nothing OCRed silently"),
     Case("parse/pdf/ocr_test_scanned.pdf", BLOCKED, r"OCR", corpus="docling__ocr_test_scanned.pdf", failed_checks=("no_pages_need_ocr",),
          proves="a real scan with no text layer is blocked"),
@@ -161,22 +163,22 @@ CASES: list[Case] = [
          proves="the per-document embedding budget: 80 rows given 1 ms (collection.toml) stop after the first backend "
          "call; its 32 vectors are kept for the next run; the others of its run are embedded and indexed"),
     # -------------------------------------------------------------- Office
-    Case("parse/office/ratio_bomb.docx", REJECTED, r"zip bomb|max_compression_ratio", make=makers.make_ratio_bomb_docx,
+    Case("parse/office/ratio_bomb.docx", REJECTED, r"zip bomb|max_compression_ratio", make=ooxml.make_ratio_bomb_docx,
          proves="~120 MiB of zeros in 160 KB (ratio ~800:1 > 200:1) refused from the central directory, nothing inflated"),
-    Case("parse/office/size_bomb.xlsx", REJECTED, r"max_uncompressed_bytes", make=makers.make_size_bomb_xlsx,
+    Case("parse/office/size_bomb.xlsx", REJECTED, r"max_uncompressed_bytes", make=ooxml.make_size_bomb_xlsx,
          proves="a 1.2 MB workbook declaring 1.2 GiB (> 1 GiB) refused before any part is read"),
-    Case("parse/office/billion_laughs.docx", REJECTED, r"entit", make=makers.make_billion_laughs_docx,
+    Case("parse/office/billion_laughs.docx", REJECTED, r"entit", make=ooxml.make_billion_laughs_docx,
          proves="nested entities in word/document.xml refused, never expanded"),
-    Case("parse/office/billion_laughs.xlsx", REJECTED, r"entit", make=makers.make_billion_laughs_xlsx,
+    Case("parse/office/billion_laughs.xlsx", REJECTED, r"entit", make=ooxml.make_billion_laughs_xlsx,
          proves="nested entities in xl/sharedStrings.xml refused, never expanded"),
-    Case("parse/office/external_entity.docx", REJECTED, r"entit", make=makers.make_external_entity_docx,
+    Case("parse/office/external_entity.docx", REJECTED, r"entit", make=ooxml.make_external_entity_docx,
          proves="an external entity (file:///etc/passwd) is refused, nothing is fetched"),
-    Case("refused/office/macro.docm", REJECTED, r"macro", make=makers.make_macro_docm,
+    Case("refused/office/macro.docm", REJECTED, r"macro", make=ooxml.make_macro_docm,
          proves="a .docm (vbaProject.bin + macroEnabled type) refused; macros are never run"),
-    Case("refused/office/macro.xlsm", REJECTED, r"macro", make=makers.make_macro_xlsm, proves="a .xlsm is refused"),
-    Case("refused/office/macro_named_plain.xlsx", REJECTED, r"macro", make=makers.make_macro_xlsm,
+    Case("refused/office/macro.xlsm", REJECTED, r"macro", make=ooxml.make_macro_xlsm, proves="a .xlsm is refused"),
+    Case("refused/office/macro_named_plain.xlsx", REJECTED, r"macro", make=ooxml.make_macro_xlsm,
          proves="a .xlsm renamed .xlsx is still refused (detection by content)"),
-    Case("refused/office/macro_renamed_part.xlsm", REJECTED, r"macro", make=lambda p: makers.make_macro_xlsm(p, "macros1.bin"),
+    Case("refused/office/macro_renamed_part.xlsm", REJECTED, r"macro", make=lambda p: ooxml.make_macro_xlsm(p, "macros1.bin"),
          proves="a VBA part not named vbaProject.bin is found by its content type / relationship"),
     Case("refused/office/legacy_sample.doc", REJECTED, r"\.docx", corpus="docling__legacy_sample.doc",
          proves="Word 97-2003 .doc refused: save as .docx"),
@@ -185,14 +187,14 @@ CASES: list[Case] = [
     Case("refused/office/empty.docx", REJECTED, r"empty file", make=makers.make_empty, proves="0 bytes named .docx refused"),
     Case("refused/office/no_data.xlsx", REJECTED, r"^the workbook has no data", make=makers.make_empty_workbook,
          proves="a workbook whose sheets are all empty is refused as having no data, not blocked by a failed check"),
-    Case("parse/office/truncated.docx", FAILED, r"broken|corrupt|damaged|truncat", make=lambda p: makers.make_truncated_ooxml(p, "docx"),
+    Case("parse/office/truncated.docx", FAILED, r"broken|corrupt|damaged|truncat", make=lambda p: ooxml.make_truncated_ooxml(p, "docx"),
          proves="a DOCX cut in half (no central directory) fails as a damaged Word file, not as 'a zip archive'"),
-    Case("parse/office/truncated.xlsx", FAILED, r"broken|corrupt|damaged|truncat", make=lambda p: makers.make_truncated_ooxml(p, "xlsx"),
+    Case("parse/office/truncated.xlsx", FAILED, r"broken|corrupt|damaged|truncat", make=lambda p: ooxml.make_truncated_ooxml(p, "xlsx"),
          proves="a truncated XLSX fails as a damaged workbook"),
-    Case("ok/sheets/sparse_extent.xlsx", OK, make=makers.make_sparse_extent_xlsx, indexed_text="ô lạc cuối bảng tính",
+    Case("ok/sheets/sparse_extent.xlsx", OK, make=ooxml.make_sparse_extent_xlsx, indexed_text="ô lạc cuối bảng tính",
          proves="cells in A1 and XFD1048576: parsed in proportion to the populated cells (a 5 × 3 grid), not the "
          "17-billion-cell extent; the stray cell is kept and cited as Data!XFD1048576"),
-    Case("parse/office/sparse_diagonal.xlsx", REJECTED, r"max_sheet_cells", make=makers.make_diagonal_xlsx,
+    Case("parse/office/sparse_diagonal.xlsx", REJECTED, r"max_sheet_cells", make=ooxml.make_diagonal_xlsx,
          proves="2,100 cells on a diagonal need 4.4 million grid positions even collapsed: refused with the numbers "
          "(max_sheet_cells, default 4,000,000), never a MemoryError"),
     # ----------------------------------------------------------------- CSV

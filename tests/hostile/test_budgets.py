@@ -33,7 +33,7 @@ from duocthu_assets.model import Segment, SegmentKind
 from duocthu_assets.settings import Settings
 from duocthu_assets.warehouse import Warehouse
 
-from . import makers
+from tests.support import hostile_makers as makers
 
 FAILURES = {
     "budget-chunks-one_line.csv": (

@@ -24,12 +24,12 @@ from duocthu_assets.inbox import Registry
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.warehouse import Warehouse
 
-from . import makers
+from tests.support import hostile_makers as makers
 from .cases import CASES, COLLECTION_TOML, NON_UTF8_NAME, OK, SECRET, Case
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
 CORPUS = Path(os.environ.get("DUOCTHU_CORPUS", REPO.parent / "shared" / "corpus"))
 README = Path(__file__).with_name("README.md")
 DOC_ID = re.compile(r"^[a-z0-9._-]{1,64}$")

@@ -16,7 +16,7 @@ import pytest
 from duocthu_assets.inbox import Registry, discover, register_files
 from duocthu_assets.warehouse import Warehouse
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 
 def _csvs(folder: Path, prefix: str, n: int) -> list[str]:

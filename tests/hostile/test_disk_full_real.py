@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from . import makers
+from tests.support import hostile_makers as makers
 
 pytestmark = pytest.mark.slow
 

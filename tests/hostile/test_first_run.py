@@ -17,7 +17,7 @@ import pytest
 from duocthu_assets.cli import main
 from duocthu_assets.runtime.instance import SETUP_DONE, dagster_home_for, open_instance
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 
 def _inbox(root: Path) -> Path:

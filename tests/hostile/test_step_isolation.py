@@ -21,7 +21,7 @@ from duocthu_assets.embed import reuse
 from duocthu_assets.assets import chunks as chunks_asset
 from duocthu_assets.runtime.instance import open_instance
 
-from . import makers
+from tests.support import hostile_makers as makers
 
 pytestmark = pytest.mark.slow
 

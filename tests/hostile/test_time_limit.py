@@ -25,7 +25,8 @@ from duocthu_assets import stages
 from duocthu_assets.cli import main
 from duocthu_assets.runtime.isolation import run_isolated
 
-from .makers import write_good_documents
+from tests.support.hostile_makers import write_good_documents
+from tests.support.paths import REPO
 
 
 def _spin() -> None:
@@ -171,7 +172,7 @@ def test_children_exit_when_the_parent_is_killed(tmp_path):
     import sys
     import time
 
-    process = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT, str(tmp_path)], cwd=Path(__file__).resolve().parents[2])
+    process = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT, str(tmp_path)], cwd=REPO)
 
     def written(name: str) -> str:
         path = tmp_path / name

@@ -1,0 +1,67 @@
+"""Events of one partitioned asset check (``chunks`` / ``chunk_ids_unique``),
+written straight to an event log storage, and what a reader must find: the
+event log tests run them on SQLite, the scale tests on PostgreSQL."""
+
+from __future__ import annotations
+
+import logging
+
+import dagster as dg
+from dagster import DagsterEvent, DagsterEventType, EventLogEntry
+
+from duocthu_assets.runtime.dagster_private import SqliteEventLogStorage
+
+RUN_ID = "0f0e0d0c-0000-4000-8000-000000000001"
+CHECK = dg.AssetCheckKey(dg.AssetKey("chunks"), "chunk_ids_unique")
+
+
+def event_entry(event_type: DagsterEventType, data=None, message: str = "", timestamp: float = 1_800_000_000.0) -> EventLogEntry:
+    event = DagsterEvent(event_type_value=event_type.value, job_name="ingest", event_specific_data=data, message=message)
+    return EventLogEntry(
+        error_info=None, level=logging.DEBUG, user_message=message, run_id=RUN_ID,
+        timestamp=timestamp, dagster_event=event, job_name="ingest",
+    )
+
+
+def check_evaluation(doc_id: str, passed: bool) -> EventLogEntry:
+    evaluation = dg.AssetCheckEvaluation(
+        asset_key=CHECK.asset_key, check_name=CHECK.name, passed=passed, partition=doc_id,
+        metadata={"message": "ok" if passed else "duplicate chunk ids"},
+    )
+    return event_entry(DagsterEventType.ASSET_CHECK_EVALUATION, evaluation)
+
+
+def check_history(storage: SqliteEventLogStorage, limit: int = 100) -> list[tuple[str, str]]:
+    return sorted((r.partition, r.status.value) for r in storage.get_asset_check_execution_history(CHECK, limit=limit))
+
+
+def plan_a_run_of_300_and_fail_one(writer) -> None:
+    """What a run over 300 documents stores first (one planned event per check,
+    listing all 300), then one document's failed evaluation."""
+    from duocthu_assets.runtime.dagster_private import AssetCheckEvaluationPlanned
+
+    keys = [f"doc_{i:04d}.csv" for i in range(300)]
+    subset = dg.StaticPartitionsDefinition(keys).subset_with_partition_keys(keys)  # public: a subset of these keys
+    planned = AssetCheckEvaluationPlanned(asset_key=CHECK.asset_key, check_name=CHECK.name, partitions_subset=subset)
+    writer.store_event(event_entry(DagsterEventType.ASSET_CHECK_EVALUATION_PLANNED, planned))
+    writer.store_event(check_evaluation("doc_0007.csv", False))
+
+
+def assert_planned_rows_hold_no_copy_of_the_plan(reader) -> None:
+    """Each of the 300 rows reads PLANNED (the failed one FAILED) with the
+    reader's class, holds no copy of the 300-key event (Dagster's own rows
+    would hold ~5 KB each), and points at the one planned event in the log."""
+    from sqlalchemy import text
+
+    history = dict(check_history(reader, limit=1000))
+    assert len(history) == 300 and history["doc_0007.csv"] == "FAILED"
+    assert {status for doc, status in history.items() if doc != "doc_0007.csv"} == {"PLANNED"}
+    with reader.index_connection() as conn:
+        widest = conn.execute(text("SELECT max(length(coalesce(evaluation_event, ''))) FROM asset_check_executions "
+                                   "WHERE execution_status = 'PLANNED'")).scalar()
+        planned_in_log = tuple(conn.execute(text(
+            "SELECT count(DISTINCT x.evaluation_event_storage_id), min(e.dagster_event_type) FROM asset_check_executions x "
+            "JOIN event_logs e ON e.id = x.evaluation_event_storage_id WHERE x.execution_status = 'PLANNED'"
+        )).one())
+    assert widest == 0
+    assert planned_in_log == (1, "ASSET_CHECK_EVALUATION_PLANNED")

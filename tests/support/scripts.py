@@ -1,0 +1,19 @@
+"""The repository's generator scripts (scripts/*.py) loaded as modules, for
+the tests that check what they make."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from tests.support.paths import REPO
+
+
+def load_script(name: str):
+    """``scripts/<name>.py`` executed as a module (scripts/ on the path, for
+    the siblings it imports)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(REPO / "scripts"))
+    spec.loader.exec_module(module)
+    return module
