@@ -184,12 +184,14 @@ def register_samples() -> list[str]:
     registered (their bytes stored under ``sources/``) and a partition each."""
     import dagster as dg
 
-    from duocthu_assets.inbox import Registry, register_files, scan
+    from duocthu_assets.inbox import scan
+    from duocthu_assets.registration import register_files
+    from duocthu_assets.registry import Registry
     from duocthu_assets.warehouse import Warehouse
 
     registry = Registry(Warehouse(WAREHOUSE))
     found = scan([str(SAMPLES)])
-    records = register_files(registry, found.found, None, refused=found.refused, problems=[])
+    records, _ = register_files(registry, found.found, None, refused=found.refused)
     registry.save()
     instance = dg.DagsterInstance.get()
     try:

@@ -46,7 +46,9 @@ from ..automation import record_built
 from .blocked import settle_blocked
 from ..definitions import build_definitions
 from .gates import UNFINISHED, passing_documents
-from ..inbox import Registry, active_doc_ids, needs_build, register_files, scan
+from ..inbox import scan
+from ..registration import needs_build, register_files
+from ..registry import Registry, active_doc_ids
 from . import inbox_snapshot
 from .instance import fail_orphaned_runs, open_instance
 from .isolation import run_isolated
@@ -354,8 +356,8 @@ def _ingest(
 
     registry = Registry(warehouse)
     found = scan(paths)
-    problems = list(found.problems)
-    records = register_files(registry, found.found, profile, refused=found.refused, problems=problems)
+    records, vanished = register_files(registry, found.found, profile, refused=found.refused)
+    problems = [*found.problems, *vanished]
     registry.save()
     gc.freeze()  # the registry's records too (see ingest)
     for problem in problems:
