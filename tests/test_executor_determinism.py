@@ -25,7 +25,7 @@ from duocthu_assets.definitions import build_definitions
 from duocthu_assets.inbox import discover
 from duocthu_assets.registration import register_files
 from duocthu_assets.registry import Registry
-from duocthu_assets.runtime.ingest import QUIET
+from duocthu_assets.runtime.ingest_runs import QUIET
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from duocthu_assets.warehouse import Warehouse
