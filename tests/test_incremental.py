@@ -30,7 +30,9 @@ from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.retrieval import Searcher
 from duocthu_assets.retrieval import lexical as lexical_module
 from duocthu_assets.compaction import part_name, part_of
-from duocthu_assets.retrieval.index import lexical_documents, load_index, refresh_search_index
+from duocthu_assets.retrieval.document_rows import lexical_documents
+from duocthu_assets.retrieval.index import load_index
+from duocthu_assets.retrieval.refresh import refresh_search_index
 from duocthu_assets.retrieval.layout import PARTS, read_manifest
 from duocthu_assets.retrieval.lexical import CollectionBM25, LexicalIndex, PartTerms, lexical_table
 from duocthu_assets.warehouse import Warehouse

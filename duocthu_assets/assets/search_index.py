@@ -25,7 +25,7 @@ from ..version import code_version
     "`duocthu search` and `duocthu serve`.",
 )
 def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.MaterializeResult:
-    from ..retrieval.index import refresh_search_index
+    from ..retrieval.refresh import refresh_search_index
     from ..retrieval.layout import manifest_path
 
     wh = warehouse.get()

@@ -21,7 +21,7 @@ def index_agrees(instance: dg.DagsterInstance, warehouse: Warehouse) -> bool:
     """Whether ``search_index`` was built from exactly the documents that pass
     now (every active document whose blocking checks all passed), from their
     current chunks and embeddings files."""
-    from ..retrieval.index import index_is_current  # here: search is not loaded until the index is asked
+    from ..retrieval.info import index_is_current  # here: search is not loaded until the index is asked
 
     active = active_doc_ids(warehouse)
     return index_is_current(warehouse, passing_documents(instance, warehouse, active).passed)
