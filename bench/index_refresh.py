@@ -66,7 +66,7 @@ class HashEmbedder:
 def _refresh_function(variant: str):
     """What the search_index asset does, gate aside, in this variant's code."""
     if variant == "branch":
-        from duocthu_assets.retrieval.index import refresh_search_index
+        from duocthu_assets.retrieval.refresh import refresh_search_index
 
         return lambda wh, docs: refresh_search_index(wh, docs, model_id=MODEL_ID)
     from duocthu_assets.retrieval import build_search_index

@@ -131,37 +131,46 @@ def measure_samples() -> dict:
 
 
 class _Timed:
-    """Wall time spent in a few functions of ``duocthu_assets.runtime.ingest`` during
-    one ingest, by wrapping them where ``ingest()`` looks them up."""
+    """Wall time spent in a few functions of ``duocthu_assets.runtime.ingest`` and
+    the modules it calls during one ingest, by wrapping them where they are
+    looked up (``summarize`` twice: ``ingest()`` calls it, and so does
+    ``summarize_unchanged``)."""
 
-    NAMES = ("scan", "register_files", "refresh_index_until_current", "summarize", "summarize_unchanged", "remember_outcomes",
-             "remember_snapshot", "execute_round")
+    NAMES = {
+        "ingest": ("scan", "register_files", "refresh_index_until_current", "summarize", "summarize_unchanged",
+                   "remember_outcomes", "remember_snapshot"),
+        "ingest_report": ("summarize",),
+        "ingest_runs": ("execute_round",),
+    }
 
     def __init__(self):
-        import duocthu_assets.runtime.ingest as module
+        import importlib
 
-        self.module, self.seconds, self.saved = module, {}, {}
+        self.modules = {m: importlib.import_module(f"duocthu_assets.runtime.{m}") for m in self.NAMES}
+        self.seconds, self.saved = {}, []
 
     def __enter__(self) -> dict[str, float]:
-        for name in self.NAMES:
-            original = getattr(self.module, name, None)
-            if original is None:
-                continue
-            self.saved[name] = original
+        for module_name, names in self.NAMES.items():
+            module = self.modules[module_name]
+            for name in names:
+                original = getattr(module, name, None)
+                if original is None:
+                    continue
+                self.saved.append((module, name, original))
 
-            def wrapped(*args, __original=original, __name=name, **kwargs):
-                started = time.perf_counter()
-                try:
-                    return __original(*args, **kwargs)
-                finally:
-                    self.seconds[__name] = self.seconds.get(__name, 0.0) + time.perf_counter() - started
+                def wrapped(*args, __original=original, __name=name, **kwargs):
+                    started = time.perf_counter()
+                    try:
+                        return __original(*args, **kwargs)
+                    finally:
+                        self.seconds[__name] = self.seconds.get(__name, 0.0) + time.perf_counter() - started
 
-            setattr(self.module, name, wrapped)
+                setattr(module, name, wrapped)
         return self.seconds
 
     def __exit__(self, *exc) -> None:
-        for name, original in self.saved.items():
-            setattr(self.module, name, original)
+        for module, name, original in self.saved:
+            setattr(module, name, original)
 
 
 def _timed_ingest(inbox: Path, warehouse: Path) -> tuple[float, float, dict[str, float], object]:
@@ -247,8 +256,8 @@ def restamp(warehouse: Path) -> int:
     this one without rebuilding 10,000 documents (the tiny CSVs' files are
     the same bytes under both). Returns the records changed. A bench aid
     only: `duocthu ingest` never does this."""
-    from duocthu_assets.inbox import Registry
-    from duocthu_assets.runtime.ingest import outcome_key
+    from duocthu_assets.registry import Registry
+    from duocthu_assets.runtime.ingest_report import outcome_key
     from duocthu_assets.version import code_version
     from duocthu_assets.warehouse import Warehouse
 

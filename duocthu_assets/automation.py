@@ -9,8 +9,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from .inbox import Discovery, DocumentRecord, Registry, mark_removed, needs_build, register_files, scan
+from .inbox import Discovery, scan
 from .jobs import BUILD_KEY_TAG, ingest_job, refresh_index_job
+from .registration import mark_removed, needs_build, register_files
+from .registry import DocumentRecord, Registry
 from .assets.partitions import documents
 from .runtime import inbox_snapshot
 from .runtime.blocked import SETTLES_TAG, settling_requests
@@ -36,9 +38,9 @@ def build_key(record: DocumentRecord, version: str) -> str:
 def scan_inbox(registry: Registry, inbox: Path) -> tuple[list[DocumentRecord], list[DocumentRecord]]:
     """Register every file under the inbox; mark the vanished ones removed."""
     found = scan([inbox]) if inbox.is_dir() else Discovery()
-    present = register_files(registry, found.found, refused=found.refused, problems=found.problems)
+    present, vanished = register_files(registry, found.found, refused=found.refused)
     removed = mark_removed(registry, {str(f) for _, f in found.found}, inbox)
-    for problem in found.problems:
+    for problem in [*found.problems, *vanished]:
         logging.getLogger("duocthu.inbox").warning("not ingested: %s", problem)
     registry.save()
     return present, removed

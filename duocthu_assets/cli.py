@@ -11,7 +11,9 @@ from .settings import Profile
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from .runtime.ingest import IngestSettingError, disk_full_message, ingest
+    from .runtime.ingest import ingest
+    from .runtime.ingest_errors import disk_full_message
+    from .runtime.ingest_plan import IngestSettingError
 
     try:
         result = ingest(args.paths, args.warehouse, profile=args.profile, show_progress=not args.quiet)

@@ -9,7 +9,7 @@ refresh rewrites only the parts holding a changed document, then the manifest.""
 import dagster as dg
 
 from ..runtime.gates import passing_documents
-from ..inbox import active_doc_ids
+from ..registry import active_doc_ids
 from ..resources import WarehouseResource, EmbedderResource
 from ..version import code_version
 
@@ -25,7 +25,7 @@ from ..version import code_version
     "`duocthu search` and `duocthu serve`.",
 )
 def search_index(context: dg.AssetExecutionContext, warehouse: WarehouseResource, embedder: EmbedderResource) -> dg.MaterializeResult:
-    from ..retrieval.index import refresh_search_index
+    from ..retrieval.refresh import refresh_search_index
     from ..retrieval.layout import manifest_path
 
     wh = warehouse.get()

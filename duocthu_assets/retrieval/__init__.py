@@ -1,4 +1,5 @@
-"""Search: the index (:mod:`.index`, on disk :mod:`.layout`, :mod:`.lexical`), queries and ranking
+"""Search: the index (refreshed by :mod:`.refresh` from :mod:`.document_rows`, described by
+:mod:`.info`, held warm by :mod:`.index`; on disk :mod:`.layout`, :mod:`.lexical`), queries and ranking
 (:mod:`.query`), the answer layer's obligations (:mod:`.answer`), the warm
 Python API (:mod:`.searcher`) and the HTTP server (:mod:`.server`).
 
@@ -6,20 +7,12 @@ Nothing here imports Dagster.
 """
 
 from .answer import ANSWER_SCHEMA, WITHHELD, Answer, CropRef, answer_payload, format_hits, render_answer, withhold_numbers
-from .index import (
-    INDEX_ASSET,
-    IndexInfo,
-    IndexRefresh,
-    LoadedIndex,
-    SearchError,
-    index_is_current,
-    load_index,
-    read_index_info,
-    read_index_rows,
-    refresh_search_index,
-    search_index_schema,
-)
+from .index import LoadedIndex, SearchError, load_index, read_index_rows
+from .info import IndexInfo, index_is_current, read_index_info
+from .layout import INDEX_ASSET
+from .layout import index_schema as search_index_schema
 from .query import DEFAULT_MODE, MAX_K, MODES, Hit, HitAttachment, SearchMode, normalize_query, validate_query
+from .refresh import IndexRefresh, refresh_search_index
 from .searcher import Searcher, answer, search
 
 __all__ = [

@@ -184,7 +184,7 @@ def term_counts(text: str) -> tuple[list[str], list[int], int]:
 
 def lexical_table(doc_ids: Sequence[str], chunk_indexes: Sequence[int], documents: Sequence[str]) -> pa.Table:
     """One row per chunk: its doc_id, chunk_index and :func:`term_counts` of
-    its lexical text (see ``index.lexical_documents``)."""
+    its lexical text (see ``document_rows.lexical_documents``)."""
     analyzed = [term_counts(d) for d in documents]
     return pa.Table.from_arrays(
         [

@@ -26,8 +26,8 @@ from typing import Any
 from ..embed.base import Embedder
 from ..warehouse import Warehouse
 from .answer import Answer, answer_payload, format_hits, render_answer
-from .index import INDEX_ASSET, LoadedIndex, SearchError, file_stamp, load_index
-from .layout import LayoutError
+from .index import LoadedIndex, SearchError, file_stamp, load_index
+from .layout import INDEX_ASSET, LayoutError
 from .query import RRF_K, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
 
 _MODE_NOTES = {

@@ -1,6 +1,9 @@
 """The runtime wing: how documents are run through Dagster.
 
-``ingest`` plans and launches the runs, ``instance`` sets up the Dagster
+``ingest`` is `duocthu ingest`: ``ingest_plan`` plans its runs (pure),
+``ingest_runs`` launches them, ``index_refresh`` rebuilds the index after
+them, ``ingest_report`` summarizes each document, ``ingest_errors`` says
+what went wrong in words; ``instance`` sets up the Dagster
 instance (SQLite fast path or PostgreSQL), ``event_log`` is the SQLite event
 log that fast path uses, ``executor`` chooses the run's executor, ``gates``
 and ``blocked`` read check results back, ``isolation`` runs one document's

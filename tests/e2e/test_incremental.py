@@ -23,12 +23,14 @@ import pytest
 
 from duocthu_assets.embed.factory import make_embedder
 from duocthu_assets.runtime.gates import StatusCache, _query_statuses, check_statuses
-from duocthu_assets.inbox import Registry
+from duocthu_assets.registry import Registry
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.retrieval import Searcher
 from duocthu_assets.retrieval import lexical as lexical_module
 from duocthu_assets.compaction import part_name, part_of
-from duocthu_assets.retrieval.index import lexical_documents, load_index, refresh_search_index
+from duocthu_assets.retrieval.document_rows import lexical_documents
+from duocthu_assets.retrieval.index import load_index
+from duocthu_assets.retrieval.refresh import refresh_search_index
 from duocthu_assets.retrieval.layout import PARTS, read_manifest
 from duocthu_assets.retrieval.lexical import CollectionBM25, LexicalIndex, PartTerms, lexical_table
 from duocthu_assets.warehouse import Warehouse
@@ -202,7 +204,7 @@ def test_the_nightly_schedule_over_unchanged_documents_requests_nothing_and_writ
 
 
 def test_active_doc_ids_are_the_registrys_active_documents_without_their_records(tmp_path: Path):
-    from duocthu_assets.inbox import DocumentRecord, active_doc_ids
+    from duocthu_assets.registry import DocumentRecord, active_doc_ids
 
     wh = Warehouse(tmp_path / "wh")
     assert active_doc_ids(wh) == []  # no registry yet

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets import inbox as inbox_module
+from duocthu_assets import registration
 from duocthu_assets.cli import main
 
 pytestmark = pytest.mark.slow
@@ -53,7 +54,7 @@ def result(tmp_path_factory):
 
     # root reads anything: make the kernel's answer for the unreadable ones
     patch = pytest.MonkeyPatch()
-    real_scandir, real_sha, real_scan = os.scandir, inbox_module.file_sha256, inbox_module.scan
+    real_scandir, real_sha, real_scan = os.scandir, registration.file_sha256, inbox_module.scan
 
     def scandir(path="."):
         if Path(path).name == "locked":
@@ -71,7 +72,7 @@ def result(tmp_path_factory):
         return found
 
     patch.setattr(os, "scandir", scandir)
-    patch.setattr(inbox_module, "file_sha256", file_sha256)
+    patch.setattr(registration, "file_sha256", file_sha256)
     patch.setattr("duocthu_assets.runtime.ingest.scan", scan)
     report = tmp / "report.json"
     try:

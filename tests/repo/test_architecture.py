@@ -16,12 +16,6 @@ from tests.support.paths import REPO
 
 PACKAGES = ("duocthu_assets", "checks")
 MAX_LINES = 500
-# modules still being split (issue 36): each leaves this set when it is
-PENDING_SPLIT = {
-    "duocthu_assets/inbox.py",
-    "duocthu_assets/retrieval/index.py",
-    "duocthu_assets/runtime/ingest.py",
-}
 
 
 def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -103,7 +97,7 @@ def test_the_cycle_finder_names_a_circle(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_module_is_over_500_lines(package):
-    assert [m for m in long_modules(REPO / package) if m.split(":")[0] not in PENDING_SPLIT] == []
+    assert long_modules(REPO / package) == []
 
 
 def test_a_long_module_is_named(tmp_path):

@@ -18,7 +18,7 @@ import pytest
 
 from duocthu_assets.compaction import part_name, part_of
 from duocthu_assets.retrieval import Searcher, SearchError, index_is_current, load_index, read_index_rows, refresh_search_index
-from duocthu_assets.retrieval.index import lexical_documents
+from duocthu_assets.retrieval.document_rows import lexical_documents
 from duocthu_assets.retrieval.layout import PARTS, LayoutError, part_path, read_manifest
 from duocthu_assets.retrieval.lexical import LexicalIndex
 from duocthu_assets.warehouse import Warehouse, encode_parquet

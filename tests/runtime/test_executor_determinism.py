@@ -22,8 +22,10 @@ import pytest
 
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
-from duocthu_assets.inbox import Registry, discover, register_files
-from duocthu_assets.runtime.ingest import QUIET
+from duocthu_assets.inbox import discover
+from duocthu_assets.registration import register_files
+from duocthu_assets.registry import Registry
+from duocthu_assets.runtime.ingest_runs import QUIET
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from duocthu_assets.warehouse import Warehouse
@@ -82,7 +84,7 @@ def _materialize_multiprocess(inbox: Path, names: list[str], root: Path) -> None
     warehouse_root = str(root)
     instance = open_instance(warehouse_root)
     registry = Registry(Warehouse(warehouse_root))
-    records = register_files(registry, [(r, f) for r, f in discover([inbox]) if f.name in names])
+    records, _ = register_files(registry, [(r, f) for r, f in discover([inbox]) if f.name in names])
     registry.save()
     keys = [r.doc_id for r in records]
     instance.add_dynamic_partitions("documents", keys)

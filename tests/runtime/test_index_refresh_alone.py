@@ -12,7 +12,7 @@ import pytest
 
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
-from duocthu_assets.runtime import ingest as ingest_module
+from duocthu_assets.runtime import index_refresh
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.warehouse import Warehouse
 
@@ -36,10 +36,10 @@ def _refresh(warehouse: Path, monkeypatch) -> tuple[int, list[int]]:
         asked.append(1)
         return True
 
-    monkeypatch.setattr(ingest_module, "index_agrees", counting)
+    monkeypatch.setattr(index_refresh, "index_agrees", counting)
     instance = open_instance(str(warehouse))
     try:
-        runs = ingest_module.refresh_index_until_current(build_definitions(str(warehouse)), instance, Warehouse(str(warehouse)), force=True, built=[])
+        runs = index_refresh.refresh_index_until_current(build_definitions(str(warehouse)), instance, Warehouse(str(warehouse)), force=True, built=[])
     finally:
         instance.dispose()
     return runs, asked

@@ -44,7 +44,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.runtime.celery_worker import VISIBILITY_TIMEOUT_ENV
-from duocthu_assets.runtime.ingest import INGEST_ASSETS, ingest
+from duocthu_assets.runtime.ingest import ingest
+from duocthu_assets.runtime.ingest_plan import INGEST_ASSETS
 from duocthu_assets.runtime.instance import MARKER, POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, POSTGRES_YAML, ensure_dagster_home
 
 from tests.support.scale_services import (
@@ -184,12 +185,14 @@ def register_samples() -> list[str]:
     registered (their bytes stored under ``sources/``) and a partition each."""
     import dagster as dg
 
-    from duocthu_assets.inbox import Registry, register_files, scan
+    from duocthu_assets.inbox import scan
+    from duocthu_assets.registration import register_files
+    from duocthu_assets.registry import Registry
     from duocthu_assets.warehouse import Warehouse
 
     registry = Registry(Warehouse(WAREHOUSE))
     found = scan([str(SAMPLES)])
-    records = register_files(registry, found.found, None, refused=found.refused, problems=[])
+    records, _ = register_files(registry, found.found, None, refused=found.refused)
     registry.save()
     instance = dg.DagsterInstance.get()
     try:

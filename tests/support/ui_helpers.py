@@ -79,11 +79,13 @@ def register_documents(place: UiPlace, folder: Path) -> list[str]:
     and add their partitions to the instance; returns the doc_ids."""
     import dagster as dg
 
-    from duocthu_assets.inbox import Registry, discover, register_files
+    from duocthu_assets.inbox import discover
+    from duocthu_assets.registration import register_files
+    from duocthu_assets.registry import Registry
     from duocthu_assets.warehouse import Warehouse
 
     registry = Registry(Warehouse(str(place.warehouse)))
-    records = register_files(registry, discover([folder]))
+    records, _ = register_files(registry, discover([folder]))
     registry.save()
     doc_ids = [r.doc_id for r in records]
     with dg.DagsterInstance.from_config(str(place.home)) as instance:

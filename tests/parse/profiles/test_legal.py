@@ -248,7 +248,9 @@ def test_a_file_named_on_the_command_line_takes_its_folders_collection_toml(tmp_
     collection.toml and ingests each file by name: the file is read where it
     was named, so that folder's profile applies (it was the corpus folder's
     defaults, i.e. generic, when the link was resolved first)."""
-    from duocthu_assets.inbox import Registry, register_files, scan
+    from duocthu_assets.inbox import scan
+    from duocthu_assets.registration import register_files
+    from duocthu_assets.registry import Registry
     from duocthu_assets.warehouse import Warehouse
 
     elsewhere = tmp_path / "corpus"
@@ -262,6 +264,6 @@ def test_a_file_named_on_the_command_line_takes_its_folders_collection_toml(tmp_
 
     found = scan([str(link)])
     assert found.found == [(staging, link)] and not found.refused
-    (record,) = register_files(Registry(Warehouse(str(tmp_path / "wh"))), found.found)
+    (record,), _ = register_files(Registry(Warehouse(str(tmp_path / "wh"))), found.found)
     assert record.settings["profile"] == "legal"
     assert record.path == str(link)
