@@ -256,7 +256,7 @@ def restamp(warehouse: Path) -> int:
     this one without rebuilding 10,000 documents (the tiny CSVs' files are
     the same bytes under both). Returns the records changed. A bench aid
     only: `duocthu ingest` never does this."""
-    from duocthu_assets.registry import Registry
+    from duocthu_assets.inbox.registry import Registry
     from duocthu_assets.runtime.ingest_report import outcome_key
     from duocthu_assets.version import code_version
     from duocthu_assets.warehouse import Warehouse

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from .inbox import Discovery, scan
+from .inbox.scan import Discovery, scan
 from .jobs import BUILD_KEY_TAG, ingest_job, refresh_index_job
-from .registration import mark_removed, needs_build, register_files
-from .registry import DocumentRecord, Registry
+from .inbox.registration import mark_removed, needs_build, register_files
+from .inbox.registry import DocumentRecord, Registry
 from .assets.partitions import documents
 from .runtime import inbox_snapshot
 from .runtime.blocked import SETTLES_TAG, settling_requests

@@ -13,8 +13,8 @@ from typing import Any
 
 from .formats import OLE2_MAGIC, PDF_MAGIC, detect_format, is_macro_enabled, refusal_reason
 from .model import SCHEMA_VERSION, Format, SourceStatus
-from .registration import file_sha256
-from .registry import DocumentRecord
+from .inbox.registration import file_sha256
+from .inbox.registry import DocumentRecord
 from .settings import Settings
 from .warehouse import Warehouse
 

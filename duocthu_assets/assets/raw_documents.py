@@ -5,7 +5,7 @@ import dagster as dg
 import pyarrow as pa
 
 from .. import progress
-from ..registry import Registry
+from ..inbox.registry import Registry
 from ..resources import WarehouseResource
 from ..sources import REMOVED, describe_source, retire_derived
 from ..schemas import table_from_rows

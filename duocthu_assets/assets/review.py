@@ -9,7 +9,7 @@ from checks.asset_checks import load_document_rows
 from checks.registry import ALL_RULES
 
 from ..runtime.gates import statuses_not_all_succeeded
-from ..registry import active_doc_ids
+from ..inbox.registry import active_doc_ids
 from ..resources import WarehouseResource
 from ..review import blocked_documents, markdown_table, summary_line
 

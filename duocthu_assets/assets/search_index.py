@@ -9,7 +9,7 @@ refresh rewrites only the parts holding a changed document, then the manifest.""
 import dagster as dg
 
 from ..runtime.gates import passing_documents
-from ..registry import active_doc_ids
+from ..inbox.registry import active_doc_ids
 from ..resources import WarehouseResource, EmbedderResource
 from ..version import code_version
 

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import dagster as dg
 
 from ..jobs import REFRESH_INDEX_JOB
-from ..registry import active_doc_ids
+from ..inbox.registry import active_doc_ids
 from ..warehouse import Warehouse
 from .gates import UNFINISHED, passing_documents
 from .ingest_runs import QUIET

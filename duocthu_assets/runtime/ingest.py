@@ -41,10 +41,10 @@ from typing import TextIO
 from .. import progress
 from ..automation import record_built
 from ..definitions import build_definitions
-from ..inbox import scan
+from ..inbox.scan import scan
 from ..jobs import INGEST_JOB
-from ..registration import needs_build, register_files
-from ..registry import Registry
+from ..inbox.registration import needs_build, register_files
+from ..inbox.registry import Registry
 from ..sources import refused_on_sight
 from ..version import code_version
 from ..warehouse import Warehouse, remove_stale_temp_files

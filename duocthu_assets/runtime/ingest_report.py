@@ -12,7 +12,7 @@ from typing import TextIO
 
 import dagster as dg
 
-from ..registry import Registry
+from ..inbox.registry import Registry
 from ..schemas import first_row
 from ..warehouse import Warehouse
 from .gates import passing_documents

@@ -19,8 +19,8 @@ from duocthu_assets.automation import (
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
 from duocthu_assets.runtime.gates import check_statuses
-from duocthu_assets.inbox import doc_id_for
-from duocthu_assets.registry import Registry
+from duocthu_assets.inbox.scan import doc_id_for
+from duocthu_assets.inbox.registry import Registry
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB
 from duocthu_assets.resources import WarehouseResource

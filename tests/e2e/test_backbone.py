@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.cli import main
-from duocthu_assets.inbox import doc_id_for
+from duocthu_assets.inbox.scan import doc_id_for
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.model import SCHEMA_VERSION
 from duocthu_assets.schemas import SCHEMA_VERSION_KEY

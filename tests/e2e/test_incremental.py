@@ -23,7 +23,7 @@ import pytest
 
 from duocthu_assets.embed.factory import make_embedder
 from duocthu_assets.runtime.gates import StatusCache, _query_statuses, check_statuses
-from duocthu_assets.registry import Registry
+from duocthu_assets.inbox.registry import Registry
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.retrieval import Searcher
 from duocthu_assets.retrieval import lexical as lexical_module
@@ -204,7 +204,7 @@ def test_the_nightly_schedule_over_unchanged_documents_requests_nothing_and_writ
 
 
 def test_active_doc_ids_are_the_registrys_active_documents_without_their_records(tmp_path: Path):
-    from duocthu_assets.registry import DocumentRecord, active_doc_ids
+    from duocthu_assets.inbox.registry import DocumentRecord, active_doc_ids
 
     wh = Warehouse(tmp_path / "wh")
     assert active_doc_ids(wh) == []  # no registry yet

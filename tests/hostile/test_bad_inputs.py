@@ -16,8 +16,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from duocthu_assets import inbox as inbox_module
-from duocthu_assets import registration
+from duocthu_assets.inbox import scan as inbox_module
+from duocthu_assets.inbox import registration
 from duocthu_assets.cli import main
 
 pytestmark = pytest.mark.slow

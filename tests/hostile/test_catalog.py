@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.cli import main
-from duocthu_assets.registry import Registry
+from duocthu_assets.inbox.registry import Registry
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.warehouse import Warehouse
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from duocthu_assets.inbox import discover
-from duocthu_assets.registration import register_files
-from duocthu_assets.registry import Registry
+from duocthu_assets.inbox.scan import discover
+from duocthu_assets.inbox.registration import register_files
+from duocthu_assets.inbox.registry import Registry
 from duocthu_assets.warehouse import Warehouse
 
 from tests.support.paths import REPO

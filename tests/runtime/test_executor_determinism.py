@@ -22,9 +22,9 @@ import pytest
 
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
-from duocthu_assets.inbox import discover
-from duocthu_assets.registration import register_files
-from duocthu_assets.registry import Registry
+from duocthu_assets.inbox.scan import discover
+from duocthu_assets.inbox.registration import register_files
+from duocthu_assets.inbox.registry import Registry
 from duocthu_assets.runtime.ingest_runs import QUIET
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB

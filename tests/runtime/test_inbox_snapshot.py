@@ -134,10 +134,10 @@ def test_the_nightly_tick_answers_from_the_snapshot_and_sees_a_removed_file(grow
 def test_the_registry_stores_each_settings_dict_once_and_reads_the_old_form(tmp_path):
     import json
 
-    from duocthu_assets.inbox import scan
-    from duocthu_assets.registration import register_files
-    from duocthu_assets.registry import Registry
-    from duocthu_assets.registry_file import SETTINGS_TABLE, decode_registry
+    from duocthu_assets.inbox.scan import scan
+    from duocthu_assets.inbox.registration import register_files
+    from duocthu_assets.inbox.registry import Registry
+    from duocthu_assets.inbox.registry_file import SETTINGS_TABLE, decode_registry
     from duocthu_assets.warehouse import Warehouse
 
     inbox = tmp_path / "inbox"
@@ -165,10 +165,10 @@ def test_a_registry_save_reuses_unchanged_lines_and_writes_the_same_bytes(tmp_pa
     written (the others' lines are reused): the file is the same bytes a
     fresh encode of every record gives, and a changed record's new values
     are in it (a reused line never hides a change)."""
-    from duocthu_assets.inbox import scan
-    from duocthu_assets.registration import register_files
-    from duocthu_assets.registry import Registry
-    from duocthu_assets.registry_file import decode_registry, encode_registry
+    from duocthu_assets.inbox.scan import scan
+    from duocthu_assets.inbox.registration import register_files
+    from duocthu_assets.inbox.registry import Registry
+    from duocthu_assets.inbox.registry_file import decode_registry, encode_registry
     from duocthu_assets.warehouse import Warehouse
 
     inbox = tmp_path / "inbox"

@@ -185,9 +185,9 @@ def register_samples() -> list[str]:
     registered (their bytes stored under ``sources/``) and a partition each."""
     import dagster as dg
 
-    from duocthu_assets.inbox import scan
-    from duocthu_assets.registration import register_files
-    from duocthu_assets.registry import Registry
+    from duocthu_assets.inbox.scan import scan
+    from duocthu_assets.inbox.registration import register_files
+    from duocthu_assets.inbox.registry import Registry
     from duocthu_assets.warehouse import Warehouse
 
     registry = Registry(Warehouse(WAREHOUSE))

@@ -79,9 +79,9 @@ def register_documents(place: UiPlace, folder: Path) -> list[str]:
     and add their partitions to the instance; returns the doc_ids."""
     import dagster as dg
 
-    from duocthu_assets.inbox import discover
-    from duocthu_assets.registration import register_files
-    from duocthu_assets.registry import Registry
+    from duocthu_assets.inbox.scan import discover
+    from duocthu_assets.inbox.registration import register_files
+    from duocthu_assets.inbox.registry import Registry
     from duocthu_assets.warehouse import Warehouse
 
     registry = Registry(Warehouse(str(place.warehouse)))

@@ -248,9 +248,9 @@ def test_a_file_named_on_the_command_line_takes_its_folders_collection_toml(tmp_
     collection.toml and ingests each file by name: the file is read where it
     was named, so that folder's profile applies (it was the corpus folder's
     defaults, i.e. generic, when the link was resolved first)."""
-    from duocthu_assets.inbox import scan
-    from duocthu_assets.registration import register_files
-    from duocthu_assets.registry import Registry
+    from duocthu_assets.inbox.scan import scan
+    from duocthu_assets.inbox.registration import register_files
+    from duocthu_assets.inbox.registry import Registry
     from duocthu_assets.warehouse import Warehouse
 
     elsewhere = tmp_path / "corpus"

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from .registry_file import read_registry_file, write_registry_file
-from .settings import Settings
-from .warehouse import Warehouse
+from ..settings import Settings
+from ..warehouse import Warehouse
 
 
 @dataclass

@@ -16,7 +16,7 @@ import json
 import os
 from typing import Iterable
 
-from .warehouse import Warehouse
+from ..warehouse import Warehouse
 
 RecordLines = dict[str, tuple[dict, str]]
 """doc_id -> (a record's values as read or written, its line in the file):

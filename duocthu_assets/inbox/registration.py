@@ -10,9 +10,9 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from .inbox import display_name, doc_id_for
+from .scan import display_name, doc_id_for
 from .registry import DocumentRecord, Registry
-from .settings import CollectionSettingsError, Settings, collection_settings
+from ..settings import CollectionSettingsError, Settings, collection_settings
 
 
 def file_sha256(path: Path) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from .settings import COLLECTION_FILE
+from ..settings import COLLECTION_FILE
 
 MAX_DOC_ID = 64
 _DOC_ID_DROP = re.compile(r"[^a-z0-9._-]+")
