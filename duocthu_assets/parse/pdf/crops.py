@@ -57,7 +57,7 @@ def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt
 def crop_box(bbox: BBox, margin_pt: float) -> BBox:
     """The region a crop shows, before clipping to the page (reading
     orientation, PDF points): the block's box (which holds every character
-    and rule of the block, see :func:`pdf_blocks.cover_fragments`) grown by
+    and rule of the block, see :func:`.blocks.candidates.cover_fragments`) grown by
     ``margin_pt`` on every side, so titles, brackets and the rules above and
     below are inside."""
     x0, y0, x1, y1 = (float(v) for v in bbox)

@@ -169,7 +169,7 @@ class PageImages:
     height, bpc, …)``, 0.05 ms) and, on first use, where each is drawn
     (``get_image_info``: a pass over the page's content). The OCR-layer,
     fraction-bar, scanned-region and picture finders read them
-    (``pdf_hidden``, ``pdf_page``, ``pdf_scans``, ``pdf_pictures``). A
+    (``read/hidden``, ``read/rules``, ``read/scans``, ``read/pictures``). A
     damaged image resource reads as none: the page's text was read, and
     there is nothing to say of an image that cannot be read."""
 

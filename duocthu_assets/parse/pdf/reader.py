@@ -11,7 +11,7 @@ steps in order over the pages and keeps each one's result.
 
 Pages without a text layer are reported in ``pages_needing_ocr``; nothing is
 OCRed. Encrypted files that need a password are refused with
-:class:`DocumentRejected`; unreadable ones fail with :class:`ParseFailed`.
+:class:`..errors.DocumentRejected`; unreadable ones fail with :class:`ParseFailed`.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class PdfReader:
 
     ``pages``            each page's :class:`PageContent`, decoration dropped
     ``furniture``        each page's running headers, footers, printed page number
-    ``layouts``          each page's :class:`PageLayout`: blocks lifted, paragraphs in reading order
+    ``layouts``          each page's :class:`.layout.page.PageLayout`: blocks lifted, paragraphs in reading order
     ``segments``         the prose, as the parse's segments
     ``blocks``           the lifted tables, formulas and pictures
     ``accounts``         each page's :class:`PageAccount`; ``recorded`` the furniture recorded

@@ -198,34 +198,35 @@ class PageContent:
     image_cover: float  # fraction of the page covered by images (computed only for near-empty pages)
     stream_errors: tuple[str, ...] = ()
     unmapped: int = 0  # glyphs without a readable character, left out of ``words``
-    # letters MuPDF read on a right-to-left line but put in none of its words (.pdf_rtl.rtl_words):
+    # letters MuPDF read on a right-to-left line but put in none of its words (.read.rtl.rtl_words):
     # in no place, so the page's account fails
     lost: int = 0
     # a region of the page set sideways (a table turned a quarter beside upright
     # prose), read in its own frame: its words are not in ``words``
     sideways: "PageContent | None" = None
     sideways_matrix: object = None  # the quarter turn from the page to that frame
-    # script lines MuPDF set apart from their text line → that line (pdf_scripts), joined in prose
+    # script lines MuPDF set apart from their text line → that line (read/scripts), joined in prose
     script_hosts: dict[int, int] = field(default_factory=dict)
-    # horizontal strokes shorter than a rule (``rule_min_length``): inline fraction bars (pdf_fractions)
+    # horizontal strokes shorter than a rule (``rule_min_length``): inline fraction bars (read/fractions)
     bars: tuple[Rule, ...] = ()
     # characters of the text layer no reader sees (counted in ``words`` too): drawn invisibly
-    # (:func:`invisible_chars`), or under an image over most of the page (:func:`text_under_image`)
+    # (:func:`.read.hidden.invisible_chars`), or under an image over most of the page
+    # (:func:`.read.hidden.text_under_image`)
     invisible: int = 0
-    # words an opaque shape drawn after them covers (:func:`.pdf_hidden.painted_over`), or drawn
-    # in white on white (:func:`.pdf_hidden.pale_words`): not on the page, kept out of ``words``
+    # words an opaque shape drawn after them covers (:func:`.read.hidden.painted_over`), or drawn
+    # in white on white (:func:`.read.hidden.pale_words`): not on the page, kept out of ``words``
     # and recorded as furniture of kind ``hidden``
     hidden: tuple[Word, ...] = ()
-    # scanned pictures with no text over them (:func:`.pdf_scans.scanned_regions`): each box
+    # scanned pictures with no text over them (:func:`.read.scans.scanned_regions`): each box
     # (page coordinates) and the share of the page it covers; the page needs OCR
     scanned: tuple[tuple[BBox, float], ...] = ()
-    # pictures on the page (:func:`.pdf_pictures.picture_regions`): each box, page coordinates, and
+    # pictures on the page (:func:`.read.pictures.picture_regions`): each box, page coordinates, and
     # the images it is drawn from; lifted as blocks of kind ``picture`` that lift no words
     pictures: tuple[Picture, ...] = ()
-    # figures drawn in vector graphics (:func:`.pdf_pictures.drawn_figures`), with the pictures
+    # figures drawn in vector graphics (:func:`.read.pictures.drawn_figures`), with the pictures
     # they overlap: lifted as blocks of kind ``picture`` holding the words over them (a plot's labels)
     figures: tuple[BBox, ...] = ()
-    # passages a line is drawn through (:func:`.pdf_strikes.mark_struck`): their words are written ``~~…~~``
+    # passages a line is drawn through (:func:`.read.strikes.mark_struck`): their words are written ``~~…~~``
     struck: tuple[str, ...] = ()
 
     @property
@@ -243,7 +244,7 @@ class PageContent:
 class Picture(NamedTuple):
     """An image's picture on a page: its box, and the images (their xrefs)
     it is drawn from, where the page's resources name them unambiguously
-    (:func:`repeated_images`)."""
+    (:func:`.read.pictures.repeated_images`)."""
 
     bbox: BBox
     images: frozenset[int] = frozenset()

@@ -28,11 +28,11 @@ def formula_goes_on(page_no: int, fragments: list[Fragment], formulas: list[BBox
 def loose_cell_lines(page_no: int, fragments: list[Fragment], formulas: list[BBox], blocks: list[BBox] = ()) -> list[Leak]:
     """Lines of a formula's cell left just outside its block: a line
     outside every block, set solid over or under a line inside one of
-    ``formulas`` (:func:`set_solid`) and across that line's stretch (its
-    ends within :data:`CELL_REACH_EM` ems, or centred on it and at most
-    :data:`CENTRED_WIDER` times as wide; narrower than the formula,
-    :data:`CELL_OF_BLOCK`), with no paragraph line set solid against it
-    (:func:`cell_line`), unless the formula's line has words of prose
+    ``formulas`` (:func:`..blocks.lines.set_solid`) and across that line's stretch (its
+    ends within :data:`..blocks.lines.CELL_REACH_EM` ems, or centred on it and at most
+    :data:`..blocks.lines.CENTRED_WIDER` times as wide; narrower than the formula,
+    :data:`..blocks.lines.CELL_OF_BLOCK`), with no paragraph line set solid against it
+    (:func:`..blocks.lines.cell_line`), unless the formula's line has words of prose
     beside it (a formula inline in a paragraph's line, aaai p. 2). A
     paragraph's line runs the text's width, so a line just over a display
     formula is not one; the next line of a numerator, of a denominator or

@@ -149,7 +149,7 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
     coefficient, stacked scripts) on the pages ``page_nos`` that the page
     reader leaves in two words: the page is read as the parser reads prose
     (scripts set apart joined to their line, inline fractions joined:
-    :func:`..read.page.attach_script_fragments`,
+    :func:`..read.script_marks.attach_script_fragments`,
     :func:`..read.fractions.join_inline_fractions`), and a pair is resolved
     when one word holds both spans. So is a short span over a short drawn
     bar and one under it (:func:`..read.fractions.barred_pairs`: a fraction

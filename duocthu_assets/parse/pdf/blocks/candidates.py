@@ -1,7 +1,7 @@
 """What every block finder returns: a candidate block, and the drawings the
-text-only finders need. Shared by :mod:`pdf_grids`, :mod:`pdf_rule_tables`,
-:mod:`pdf_borderless`, :mod:`pdf_formulas` and the page orchestrator
-:mod:`pdf_blocks`."""
+text-only finders need. Shared by :mod:`.grids`, :mod:`.rule_tables`,
+:mod:`.borderless`, :mod:`.formulas` and the page orchestrator
+:mod:`.find`."""
 
 from __future__ import annotations
 

@@ -343,8 +343,8 @@ PROSE_GAP = 6.0  # points: running text this close beside a formula's line makes
 def find_stacked_math(fragments: list[Fragment], bars: list) -> list[BlockCandidate]:
     """Display formulas that MuPDF read into lines with their neighbours:
     a numerator and a denominator stacked over each other
-    (:func:`.pdf_fractions.stacked_pairs`: set smaller than the line beside
-    them; :func:`.pdf_fractions.barred_pairs`: over and under a fitted bar),
+    (:func:`..read.fractions.stacked_pairs`: set smaller than the line beside
+    them; :func:`..read.fractions.barred_pairs`: over and under a fitted bar),
     with the fragments of no running text (at most :data:`MAX_WORDS` words)
     chained to them along their line (at most :data:`CHAIN_GAP` apart,
     overlapping the region's height by half their own). ``Pr(N = i) =
@@ -352,7 +352,7 @@ def find_stacked_math(fragments: list[Fragment], bars: list) -> list[BlockCandid
     is lifted whole. A pair in a fragment of running text, or with running
     text within :data:`PROSE_GAP` beside its line, is inline math and is not
     lifted (it is joined in its line,
-    :func:`.pdf_fractions.join_inline_fractions`, or named by ``leak_02``)."""
+    :func:`..read.fractions.join_inline_fractions`, or named by ``leak_02``)."""
     from ..read.fractions import barred_pairs, stacked_pairs
 
     pairs = stacked_pairs(fragments) + barred_pairs(fragments, bars)
@@ -406,7 +406,7 @@ def has_lone_operator(fragments: list[Fragment]) -> bool:
 def find_word_formulas(fragments: list[Fragment]) -> list[BlockCandidate]:
     """Formulas set in words (a decree's ``Tiền thuê đất phải nộp = Diện
     tích … x Đơn giá …``): each lone operator between two cells of words
-    (:func:`.pdf_leaks.word_formula_operators`) with the lines of both
+    (:func:`.lines.word_formula_operators`) with the lines of both
     cells, grown along the formula's height to its other cells and
     operators (at most :data:`WORD_CHAIN_EM` apart) and through each cell's
     lines over and under the box (set solid: within :data:`CELL_LINE_GAP`

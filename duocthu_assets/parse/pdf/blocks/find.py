@@ -19,10 +19,11 @@ paragraph, an underlined line or a page of prose with numbers is not a table.
 The functions are pure: fragments and rules in, candidates out.
 
 One module per finder, each a chain of small pure functions:
-:mod:`pdf_grids` (ruled grids), :mod:`pdf_rule_tables` (rules-bounded,
-booktabs), :mod:`pdf_borderless` (whitespace tables), :mod:`pdf_formulas`
-(fractions), :mod:`pdf_figures` (figure rejection), :mod:`pdf_table_scoring`
-(tabular evidence) and :mod:`pdf_extent` (a table's rows past its last rule).
+:mod:`.grids` (ruled grids), :mod:`.rule_tables` (rules-bounded, booktabs),
+:mod:`.borderless` (whitespace tables), :mod:`.formulas` (fractions),
+:mod:`.display_math` (display math), :mod:`.not_tables` (figure rejection),
+:mod:`.scoring` (tabular evidence) and :mod:`.extent` (a table's rows past
+its last rule).
 This module runs them on one page.
 """
 

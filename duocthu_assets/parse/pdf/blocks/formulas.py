@@ -24,7 +24,7 @@ def bar_fragments(fragments: list[Fragment]) -> list[Fragment]:
 
 
 def display_bars(short_bars, body_size: float) -> list[Rule]:
-    """Of the page's bars (:attr:`.pdf_page.PageContent.bars`), the ones long
+    """Of the page's bars (:attr:`..records.PageContent.bars`), the ones long
     enough for a display fraction: drawn strokes that long are rules, so these
     are the bars drawn as raster images (jcap draws every fraction bar so). One
     longer than :data:`IMAGE_BAR_MAX_EM` is a table's rule drawn the same way
@@ -100,8 +100,8 @@ SIDE_CELL_EM = 1.5  # a side cell's other lines stand within this many ems of it
 
 def _cell(lines: list[Fragment], fragments: list[Fragment], fits) -> list[Fragment]:
     """``lines`` and every fragment that ``fits`` set solid over or under
-    one of them (:func:`.pdf_leaks.set_solid`), again and again, unless a
-    paragraph's line stands against it (:func:`.pdf_leaks.cell_line`): a
+    one of them (:func:`.lines.set_solid`), again and again, unless a
+    paragraph's line stands against it (:func:`.lines.cell_line`): a
     cell's lines. 50/2026/NĐ-CP p. 16 sets a fraction's numerator in three
     lines, its denominator in two and the cells beside it in three; the
     bar's nearest rows alone left the others in prose, read across the
@@ -137,10 +137,10 @@ def _beside_bar(g: Fragment, side: Fragment, bx0: float, bx1: float) -> bool:
 
 def with_cell_lines(blocks: list[BlockCandidate], fragments: list[Fragment]) -> list[BlockCandidate]:
     """Each formula block grown over the lines of its cells that a finder
-    left just over or under it (:func:`.pdf_leaks.cell_lines_outside`, the
+    left just over or under it (:func:`.lines.cell_lines_outside`, the
     leak detector's own test: IEEE p. 3's second limit line ``d(x,y)=1``
     under ``max``) and over the lines of math it goes on into when its last
-    line ends with an operator (:func:`.pdf_leaks.continued_lines`), as
+    line ends with an operator (:func:`.lines.continued_lines`), as
     long as it meets no other block."""
     out = list(blocks)
     for i, block in enumerate(out):

@@ -1,4 +1,4 @@
-"""Ruled grids: ``rules`` → :func:`merge_rules` → :func:`rules_to_grids` →
+"""Ruled grids: ``rules`` → :func:`..read.rules.merge_rules` → :func:`rules_to_grids` →
 :func:`find_grid_tables` (ruled tables, with merged header cells or not), and
 :func:`rule_stacks` for the horizontal rules that touch no vertical one."""
 

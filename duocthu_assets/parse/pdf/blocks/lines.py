@@ -106,7 +106,7 @@ def _prose_beside(h: Fragment, free: list[Fragment]) -> int:
 
 def cell_lines_outside(box: BBox, fragments: list[Fragment], free: list[Fragment]) -> list[Fragment]:
     """The lines among ``free`` that belong to a cell of the formula at
-    ``box`` (see :func:`loose_cell_lines`)."""
+    ``box`` (see :func:`..audit.formulas.loose_cell_lines`)."""
     inside = fragments_in(box, fragments)
     reach = 2.0 * max((f.height for f in inside), default=0.0)  # set solid: within a line's height of the box
     level = [g for g in free if g.bbox[3] >= box[1] - reach and g.bbox[1] <= box[3] + reach]

@@ -1,7 +1,7 @@
 """Rules-bounded (booktabs) tables: horizontal rules of the same extent
 stacked on top of each other, the rows between them tabular, and the rows
 under the last rule that keep the table's column grid
-(:func:`pdf_extent.grow_down`: a table cut by a page or column break has no
+(:func:`.extent.grow_down`: a table cut by a page or column break has no
 closing rule). A lone rule with grid rows over it at the top of a column is
 the closing rule of a continued part (:func:`find_continued_parts`)."""
 

@@ -13,7 +13,7 @@ label opening a line: "Mã ATC: J01CR01." gives the heading and a paragraph),
 and nothing else is a heading: sub-headings inside a section ("Người lớn:")
 stay paragraphs, so a section is never cut short.
 
-``legal`` profile (:mod:`.legal`): a paragraph opened by legal numbering
+``legal`` profile (:mod:`...profiles.legal`): a paragraph opened by legal numbering
 (``Điều 17.``, ``Chương II``, ``Article 3.``) is a heading whatever its
 length — its bold lines are the title, however many it wraps over, and the
 lines after them are a paragraph — a label alone on its line takes the title

@@ -137,7 +137,7 @@ def with_sideways(layout: PageLayout, content: PageContent, settings: PdfSetting
     own frame (tables found there as on a page of their own), read before
     the upright text when it stands to its left or above it, after it
     otherwise. Its blocks keep their boxes in the region's frame until
-    :func:`assemble` turns them back to the page's."""
+    :func:`..assemble.assemble` turns them back to the page's."""
     region = content.sideways
     none = PageFurniture(content.page_no, frozenset(), None, "")
     sub = layout_page(region, none, settings, body_size)

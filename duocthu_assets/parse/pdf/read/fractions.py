@@ -7,7 +7,7 @@ words of whatever lines their baselines fall on, so read as lines they come
 out as ``( ϵ`` / ``4γ , ϵ`` / ``γ )-admissible``: the meaning is gone and
 nothing says so. Here such a fraction is written back into its line, once
 the blocks are lifted (a display formula keeps its lines as MuPDF set them
-and is lifted whole, :mod:`.pdf_formulas`):
+and is lifted whole, :mod:`..blocks.formulas`):
 
     find_inline_fractions   a bar, the words just above and below it within its ends, the line's word beside it
     fraction_text           numerator and denominator → ``a/b``

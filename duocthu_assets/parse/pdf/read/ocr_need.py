@@ -34,7 +34,7 @@ def ocr_layer(content: PageContent) -> bool:
 
 def unreadable_glyphs(content: PageContent) -> int:
     """A page's glyphs without a Unicode mapping: those left out of the text
-    and those shown in it as U+FFFD (:func:`.page.shown_glyphs`)."""
+    and those shown in it as U+FFFD (:func:`.glyphs.shown_glyphs`)."""
     return content.unmapped + sum(w.source.count(LOST) for w in content.all_words)
 
 

@@ -73,7 +73,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     rules, bars, fills, marks = drawn.rules, drawn.bars, drawn.fills, drawn.marks
     hidden: list[Word] = []
     if matrix is None and not page.rotation:
-        # words an opaque shape drawn after them covers, or drawn in white on white: not on the page (pdf_hidden)
+        # words an opaque shape drawn after them covers, or drawn in white on white: not on the page (read/hidden)
         gone = set(painted_over(page, words, covered_words(words, [f.bbox for f in fills if f.cover])))
         pale = [k for k in pale_words(words, page_dict, [f.bbox for f in fills if not f.pale]) if k not in gone]
         gone.update(k for k, blank in zip(pale, blank_boxes(page, [words[k].bbox for k in pale])) if blank)
@@ -86,7 +86,7 @@ def read_page(page, settings: PdfSettings) -> PageContent:
     unseen = invisible_chars(page_dict)
     if char_count > unseen:  # of the drawn text, what lies under a scan of the page
         unseen += round(text_under_image(page, images) * (char_count - unseen))
-    # a page an OCR program has read (text no reader sees) is judged by its OCR layer (pdf.ocr_layer)
+    # a page an OCR program has read (text no reader sees) is judged by its OCR layer (read/ocr_need.ocr_layer)
     scanned = [] if unseen else scanned_regions(page, words, (lambda box: turned_box(box, matrix)) if matrix is not None else None, images)
     # pictures: on an upright page only (a turned page's boxes are in another frame), not on a page an OCR program read
     pictures: list[Picture] = []

@@ -24,7 +24,7 @@ An image (:func:`picture_regions`) lifts no words: text set over it (a
 cover's names, a caption) stays in the prose. A drawn figure
 (:func:`drawn_figures`) is lifted as a table is and holds the words over it
 (tick labels, a legend: read as prose they were lines of numbers between
-a paragraph's halves). A scanned region (:func:`.pdf_scans.scanned_regions`)
+a paragraph's halves). A scanned region (:func:`.scans.scanned_regions`)
 is no picture: its page needs OCR.
 """
 

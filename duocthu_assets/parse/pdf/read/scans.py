@@ -21,7 +21,7 @@ SCANNED_REGION = "scanned region(s) with no text over them"
 SCAN_REGION_MIN_FRAC = 0.05  # of the page's area: a bilevel image this large is a scanned region, not a stamp or a rule
 SCAN_REGION_MIN_PIXELS = 100_000  # a 5 % region of a letter page scanned at 150 dpi: 105,000
 # an image of more bits a pixel is a scan only as the whole page (a colour scan keeps a red seal):
-# this share of the page and a scan's size in pixels (pdf_hidden.SCAN_MIN_PIXELS)
+# this share of the page and a scan's size in pixels (read/hidden.SCAN_MIN_PIXELS)
 SCAN_PAGE_MIN_FRAC = 0.9
 # characters of the text layer over it per 1,000 square points (a page of prose holds 5-8): more, and
 # the image is a background the text is read on; fewer, and the text is a stamp on the scan (the

@@ -9,7 +9,7 @@ the convention of the DOCX and sheet readers); the parse warns how many.
 
 A word is struck when a horizontal line (a stroke or a thin filled
 rectangle: :class:`~duocthu_assets.parse.pdf.records.Rule`, pieces that touch
-joined by :func:`~duocthu_assets.parse.pdf.blocks.grids.merge_rules`) crosses it
+joined by :func:`~duocthu_assets.parse.pdf.read.rules.merge_rules`) crosses it
 between :data:`BAND` of its height from its top (the middle of its letters:
 an underline runs at its foot, a rule above or below it outside), over
 :data:`MIN_COVER` of its width, and the line does not run on past the words
