@@ -371,7 +371,7 @@ def test_vertical_axis_title_is_its_own_segment():
 @pytest.mark.corpus
 def test_typesetters_job_line_and_margin_stamp_are_furniture():
     """GPO's job line and margin stamp are set in white on the white page:
-    furniture of kind ``hidden`` (``pdf_hidden.pale_words``), on every page."""
+    furniture of kind ``hidden`` (``read/hidden.pale_words``), on every page."""
     parsed = parsed_corpus("pdfplumber__federal-register-2020-17221.pdf")
     assert not any("VerDate" in s.text or "DSKJLSW7X2PROD" in s.text for s in parsed.segments)
     assert {f.page_no for f in parsed.furniture if f.kind.value == "hidden" and "DSKJLSW7X2PROD" in f.text} == set(range(1, 16))

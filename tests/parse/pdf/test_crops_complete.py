@@ -55,10 +55,10 @@ def _assert_crops_complete(data: bytes, settings: Settings) -> int:
         for block in parsed.blocks:
             page = doc[block.page_no - 1]
             if page.rotation:
-                continue  # reading orientation differs from the page's; covered by test_pdf_crops
+                continue  # reading orientation differs from the page's; covered by test_crops
             content = read_page(page, ps)
             if abs(content.width - page.rect.width) > 1:
-                continue  # text set sideways on the whole page: the crop is turned to read (test_pdf_crops)
+                continue  # text set sideways on the whole page: the crop is turned to read (test_crops)
             box = crop_box(block.bbox, settings.crop_margin_pt)
             shown = pymupdf.Rect(box) & page.rect
             png, width, height = render_block_crop(data, block.page_no, block.bbox, settings.crop_dpi, settings.crop_margin_pt)

@@ -6,7 +6,7 @@ import). A parse after that read other character boxes: on grobid's jcap
 paper a block 0.9 pt taller on p. 2 and equation numbers set on lines of their
 own on p. 11 — so the same PDF gave other segments in a process that had
 imported pymupdf4llm (the bench does; a plain ``import pymupdf`` does, before
-``pdf_engine``). ``pdf_engine.open_pdf`` now sets the switch for every
+``engine``). ``engine.open_pdf`` now sets the switch for every
 document."""
 
 from __future__ import annotations

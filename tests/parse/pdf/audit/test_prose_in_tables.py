@@ -1,5 +1,5 @@
 """The audit's "prose lines in tables" (bench/pdf_audit.py, via
-pdf_leaks.prose_lines_in) tells a table's long cell from running text a
+audit/tables.prose_lines_in) tells a table's long cell from running text a
 table swallowed: a line in a cell the table draws (rules over and under
 it, a column rule beside it: dpr's Table 7 passages, redp5110's
 ALLOWED/DENIED cells) is a cell; the same lines with no rules, or a

@@ -1,5 +1,5 @@
 """A ruled table's cells told apart by the rules drawn between them
-(``pdf_grids.cut_at_rules``): two cells whose text stands closer than a word
+(``blocks/grids.cut_at_rules``): two cells whose text stands closer than a word
 gap are one line to MuPDF, and before this their text was one cell in the
 block's text (``lifted_blocks.text``): ``0,375 g mỗi lần 12 giờ``, a dose and
 its interval, ``3,850 Áo``, a height and a country."""

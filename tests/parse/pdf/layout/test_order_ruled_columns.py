@@ -58,7 +58,7 @@ def test_without_the_box_the_same_lines_are_read_across():
     """The control: on white the whitespace cut refuses the sidebar (its lines
     are short), so only the drawn edge makes the columns. (Its one-word
     lines stand past the column's edge across a gutter and are read after
-    the column, as a figure's labels are: ``pdf_layout._with_asides``; its
+    the column, as a figure's labels are: ``layout/order._with_asides``; its
     two-word lines still read across.)"""
     texts = _texts(_page(box=False))
     assert any("implementing the permissions. Redbooks are" in t for t in texts)

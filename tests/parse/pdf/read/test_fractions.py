@@ -502,8 +502,8 @@ def test_aaai_table_1s_last_rows_no_longer_left_in_prose():
     """aaai p. 4: Table 1 (left column) was found together with Table 3
     (right column) as one block ending at Table 3's foot; Table 1's last two
     rows were in prose, named by leak_01. The layout now reads the two
-    tables in their own columns (pdf_layout.side_by_side, tested in
-    test_pdf_stress): no row of a table is left under it on p. 4."""
+    tables in their own columns (layout/columns.side_by_side, tested in
+    blocks/test_stress): no row of a table is left under it on p. 4."""
     from duocthu_assets.parse.pdf.audit.inspection import inspect_tables
 
     data = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()
@@ -571,7 +571,7 @@ def test_a_line_that_lost_a_glyph_and_holds_no_word_of_prose_is_named_as_math():
     Korean report's quotation marks, redp5110's bullets before their items."""
     ieee = corpus_path("pdfminer__issue-1061-ieee-differential-privacy.pdf").read_bytes()
     named = _lost_outside_blocks(ieee, parse_document(ieee, Format.PDF, Settings()))
-    # nine legends, each in its plot, lifted with it as a picture (pdf_pictures.drawn_figures): none left in prose
+    # nine legends, each in its plot, lifted with it as a picture (read/pictures.drawn_figures): none left in prose
     # (before, the lost ``=`` shown, ``DP Γ�3``, made eight of them formula blocks and the ninth was named here)
     assert [text for page, text in named if page == 10] == []
     aaai = corpus_path("papermage__2202.00535v1_aaai.pdf").read_bytes()

@@ -1,4 +1,4 @@
-"""Text that an opaque shape drawn after it covers (``pdf_hidden.painted_over``):
+"""Text that an opaque shape drawn after it covers (``read/hidden.painted_over``):
 a white-out edit (a dose whited out and a new one typed over it), a redaction
 box drawn over text that was left in. Every text extractor reads the covered
 text; the page does not show it. Before this it reached the chunks beside the
@@ -137,7 +137,7 @@ def test_corpus_a_page_of_a_scanned_figure_under_a_white_slug_needs_ocr():
     slug made the page look read, and the procedure was in no chunk with
     nothing said. Kept out as unseen, the page needs OCR."""
     parsed = parse_document(corpus_path("pdfplumber__federal-register-2020-17221.pdf").read_bytes(), Format.PDF, Settings())
-    assert 8 in parsed.pages_needing_ocr  # and the pages of its other scanned figures (test_pdf_scanned_regions)
+    assert 8 in parsed.pages_needing_ocr  # and the pages of its other scanned figures (test_scanned_regions)
     assert parsed.page_labels[7] == "47705"
     assert not any(s.page_no == 8 for s in parsed.segments)
 

@@ -99,7 +99,7 @@ def test_text_under_a_scan_of_its_page_needs_ocr_too():
 def test_a_picture_behind_text_hides_nothing():
     """A page-size background image drawn first, a page of text over it:
     seen. (With only a line or two over it, the page would be a scan under a
-    stamp's text: ``pdf_scans``.)"""
+    stamp's text: ``read/scans``.)"""
     font = dejavu(12)
     doc = pymupdf.open()
     page = doc.new_page()

@@ -1,4 +1,4 @@
-"""Scanned pictures inside a page with a text layer (``pdf_scans``): an
+"""Scanned pictures inside a page with a text layer (``read/scans``): an
 image of 1 bit a pixel, as a scanner makes it, over 5 % of the page or more
 with next to no text over it is a picture of text (or of a drawing) that no
 text extractor reads. Before, such a page needed OCR only when it held

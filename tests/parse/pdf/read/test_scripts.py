@@ -112,7 +112,7 @@ def test_footnotes_and_prose_lines_with_scripts_stay_prose():
     assert "sim(q, p) = E_Q(q)^⊺E_P (p)." in formulas  # its display (1) is
 
 
-# --- scripts MuPDF sets on lines of their own (pdf_scripts) ------------------------------
+# --- scripts MuPDF sets on lines of their own (read/scripts) ------------------------------
 
 
 def _line(*spans, direction=(1, 0)):
