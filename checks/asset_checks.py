@@ -6,8 +6,8 @@ document (partition) with the evidence as metadata: count, offending ids
 (first 20), pages and the message. A step that covers many documents (one run
 over a batch) fails when any document fails, which skips the downstream step
 for that whole run; `duocthu ingest` then re-runs the downstream assets for the
-documents that passed (see duocthu_assets/runtime/ingest.py), so a bad document stops
-only itself.
+documents that passed (the rounds of duocthu_assets/runtime/ingest_runs.py),
+so a bad document stops only itself.
 """
 
 

@@ -10,7 +10,7 @@ from ..schemas import first_row
 from ..settings import Settings, row_settings
 
 documents = dg.DynamicPartitionsDefinition(name="documents")
-"""Partition key = doc_id (see inbox.doc_id_for)."""
+"""Partition key = doc_id (see inbox/scan.doc_id_for)."""
 
 one_run_per_batch = dg.BackfillPolicy.single_run()
 """A backfill over many documents is one run, not a run per document."""

@@ -34,7 +34,7 @@ def register_files(
     recomputed only when size or mtime changed.
 
     One bad input fails only itself: a file in ``refused`` (see
-    :func:`.inbox.scan`), a file under a ``collection.toml`` that cannot be
+    :func:`.scan.scan`), a file under a ``collection.toml`` that cannot be
     used, or a file that cannot be read is registered with ``refused`` set
     to the reason (its document is rejected with it, and never read when it
     is a link leading out of the inbox); a file that vanished since it was

@@ -2,7 +2,7 @@
 
 The children of ``w:body`` are walked as they come — paragraphs and tables
 interleaved — and so are the blocks inside content controls, table cells and
-text boxes. The package is checked first (:mod:`.ooxml_safety`) and its XML
+text boxes. The package is checked first (:mod:`..ooxml_safety`) and its XML
 read with lxml directly, so macro-enabled and template packages read the same.
 
 - **Headings** are the structure the author declared: a built-in ``Heading N``
@@ -15,7 +15,7 @@ read with lxml directly, so macro-enabled and template packages read the same.
   (``poi__stress004``) make headings in every profile. A paragraph with no
   letter or digit (a rule of dots or dashes) is never a heading. Nothing is
   made a heading from its wording here; the ``legal`` profile adds numbered
-  legal headings afterwards (:mod:`.legal`).
+  legal headings afterwards (:mod:`...profiles.legal`).
 - **Paragraphs** are one segment each (the chunker packs a section's run of
   paragraphs together); numbered or bulleted ones (``w:numPr`` on the
   paragraph or its style) are LIST_ITEM. Word's generated list numbers are not
@@ -24,7 +24,7 @@ read with lxml directly, so macro-enabled and template packages read the same.
   ``settings.chunk_size`` tokens, is layout: each cell's blocks are walked like
   the body and folded into the prose around the table (source ref
   ``docx:body[12]/tbl[r1c0]``). Every other table is data: one TABLE_ROW per row
-  through :mod:`.tabular` (``header: value`` when the header is provable, else
+  through :mod:`..tabular` (``header: value`` when the header is provable, else
   ``" | "``), banners as paragraphs (ref ``docx:body[12]/tbl[r3]``).
 - **Equations** (OMML) are kept as linear text: ``(a+b)/(2)``, ``x^(2)``,
   ``∑_(n=1)^(∞)(…)``, ``√(x)``; a warning counts them.
@@ -100,8 +100,8 @@ def _warnings(walker: Walker, zf: zipfile.ZipFile, package: Package) -> list[str
 
 
 def legal_units(units: list[Unit]) -> tuple[list[Unit], list[str]]:
-    """The ``legal`` profile (:mod:`.legal`): paragraphs opened by legal
-    numbering become headings (a label's title line joined to it) at the
+    """The ``legal`` profile (:mod:`...profiles.legal`): paragraphs opened by
+    legal numbering become headings (a label's title line joined to it) at the
     level of their kind, and so do headings declared by styles that carry
     such numbering (re-levelled, so ``Chương`` is above ``Điều`` whichever
     way each was marked); clauses and points keep their level below the
