@@ -1,1 +1,2 @@
-"""profiles"""
+"""What a collection's profile adds to a document's structure: legal
+numbering (``legal``) and a formulary's vocabulary (``formulary``)."""
