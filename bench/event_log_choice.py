@@ -57,7 +57,7 @@ def stock_dagster_yaml() -> str:
 
 
 def measure_one(variant: str, documents: int) -> dict:
-    from duocthu_assets.runtime.ingest import ingest
+    from duocthu_assets.ingest.run import ingest
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dagster as dg  # noqa: E402
 
 from duocthu_assets.automation import nightly_reingest  # noqa: E402
-from duocthu_assets.runtime.ingest import ingest  # noqa: E402
+from duocthu_assets.ingest.run import ingest  # noqa: E402
 from duocthu_assets.runtime.instance import open_instance  # noqa: E402
 from duocthu_assets.resources import WarehouseResource  # noqa: E402
 
@@ -131,7 +131,7 @@ def measure_samples() -> dict:
 
 
 class _Timed:
-    """Wall time spent in a few functions of ``duocthu_assets.runtime.ingest`` and
+    """Wall time spent in a few functions of ``duocthu_assets.ingest.run`` and
     the modules it calls during one ingest, by wrapping them where they are
     looked up (``summarize`` twice: ``ingest()`` calls it, and so does
     ``summarize_unchanged``)."""
@@ -257,7 +257,7 @@ def restamp(warehouse: Path) -> int:
     the same bytes under both). Returns the records changed. A bench aid
     only: `duocthu ingest` never does this."""
     from duocthu_assets.inbox.registry import Registry
-    from duocthu_assets.runtime.ingest_report import outcome_key
+    from duocthu_assets.ingest.report import outcome_key
     from duocthu_assets.version import code_version
     from duocthu_assets.warehouse import Warehouse
 

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.ingest import make_inbox  # noqa: E402  (the generator of the bench set)
-from duocthu_assets.runtime.ingest import ingest  # noqa: E402
+from duocthu_assets.ingest.run import ingest  # noqa: E402
 
 
 def instance_figures(home: Path) -> dict:

@@ -56,7 +56,7 @@ def machine_speed() -> float:
 def templates(source: Path | None, scratch: Path) -> dict[str, dict[str, pa.Table]]:
     """asset -> doc_id -> table of a really ingested warehouse."""
     if source is None:
-        from duocthu_assets.runtime.ingest import ingest
+        from duocthu_assets.ingest.run import ingest
 
         source = scratch / "samples"
         with contextlib.redirect_stderr(io.StringIO()):

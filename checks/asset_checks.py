@@ -6,7 +6,7 @@ document (partition) with the evidence as metadata: count, offending ids
 (first 20), pages and the message. A step that covers many documents (one run
 over a batch) fails when any document fails, which skips the downstream step
 for that whole run; `duocthu ingest` then re-runs the downstream assets for the
-documents that passed (the rounds of duocthu_assets/runtime/ingest_runs.py),
+documents that passed (the rounds of duocthu_assets/ingest/rounds.py),
 so a bad document stops only itself.
 """
 

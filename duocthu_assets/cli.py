@@ -11,9 +11,9 @@ from .settings import Profile
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from .runtime.ingest import ingest
-    from .runtime.ingest_errors import disk_full_message
-    from .runtime.ingest_plan import IngestSettingError
+    from .ingest.run import ingest
+    from .ingest.errors import disk_full_message
+    from .ingest.plan import IngestSettingError
 
     try:
         result = ingest(args.paths, args.warehouse, profile=args.profile, show_progress=not args.quiet)

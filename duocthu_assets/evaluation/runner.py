@@ -245,7 +245,7 @@ def run_collection(
     """Ingest the gold documents of ``collection_dir`` with ``config`` and score them."""
     with warnings.catch_warnings():  # Dagster's beta/preview notices about our own definitions
         warnings.simplefilter("ignore")
-        from ..runtime.ingest import ingest  # Dagster is imported only when a collection is built
+        from ..ingest.run import ingest  # Dagster is imported only when a collection is built
     from ..retrieval import SearchError, search
     from ..warehouse import Warehouse
 

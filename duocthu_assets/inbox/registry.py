@@ -36,7 +36,7 @@ class DocumentRecord:
     refused: str = ""  # why the file is refused before it is read (a link out of the inbox, a bad collection.toml, unreadable)
     # what `duocthu ingest` found when it last summarized this document, and the
     # ``built`` it holds for: an unchanged document is summarized from here, not
-    # from its Parquet files (see runtime.ingest_report.summarize_unchanged)
+    # from its Parquet files (see ingest/report.summarize_unchanged)
     outcome: dict = field(default_factory=dict)
 
     def resolved_settings(self) -> Settings:

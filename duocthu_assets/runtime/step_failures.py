@@ -6,7 +6,7 @@ raises, the step does not fail (that would fail every document of the run):
 it writes an empty table for that document, records the reason here, and the
 blocking check ``<stage>_step_completed`` on the asset fails for that document
 alone, with the reason as its message. `duocthu ingest` then carries the
-others on (see ingest_runs.py), and the reason reaches:
+others on (see ingest/rounds.py), and the reason reaches:
 
 - ``<warehouse>/step_failures/<asset>/<doc_id>.json`` (this record),
 - the document's ``parsed_documents`` row, whose status becomes ``failed``

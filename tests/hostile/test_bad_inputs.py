@@ -73,7 +73,7 @@ def result(tmp_path_factory):
 
     patch.setattr(os, "scandir", scandir)
     patch.setattr(registration, "file_sha256", file_sha256)
-    patch.setattr("duocthu_assets.runtime.ingest.scan", scan)
+    patch.setattr("duocthu_assets.ingest.run.scan", scan)
     report = tmp / "report.json"
     try:
         code = main(["ingest", str(inbox), str(inbox / "good" / ".." / "good" / "danh_muc.csv"), str(tmp / "no_such_folder"),

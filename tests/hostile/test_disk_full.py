@@ -13,7 +13,7 @@ import pytest
 
 from duocthu_assets import warehouse as storage
 from duocthu_assets.cli import main
-from duocthu_assets.runtime.ingest_errors import disk_full_message
+from duocthu_assets.ingest.errors import disk_full_message
 from duocthu_assets.warehouse import DiskFullError, Warehouse, remove_stale_temp_files
 
 

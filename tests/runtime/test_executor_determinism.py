@@ -25,7 +25,7 @@ from duocthu_assets.definitions import build_definitions
 from duocthu_assets.inbox.scan import discover
 from duocthu_assets.inbox.registration import register_files
 from duocthu_assets.inbox.registry import Registry
-from duocthu_assets.runtime.ingest_runs import QUIET
+from duocthu_assets.ingest.rounds import QUIET
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.jobs import INGEST_JOB, REFRESH_INDEX_JOB
 from duocthu_assets.warehouse import Warehouse

@@ -13,7 +13,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-import duocthu_assets.runtime.ingest as ingest_module
+import duocthu_assets.ingest.run as ingest_module
 from duocthu_assets.runtime import inbox_snapshot
 from duocthu_assets.runtime.instance import open_instance
 

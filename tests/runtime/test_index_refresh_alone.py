@@ -12,7 +12,7 @@ import pytest
 
 from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
-from duocthu_assets.runtime import index_refresh
+from duocthu_assets.ingest import index_refresh
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.warehouse import Warehouse
 

@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.cli import main
-from duocthu_assets.runtime.ingest import ingest
-from duocthu_assets.runtime.ingest_plan import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, plan_runs, split_evenly
+from duocthu_assets.ingest.run import ingest
+from duocthu_assets.ingest.plan import EMBEDDING_ASSET, SPLIT_AT, WORKERS_ENV, PlannedRun, plan_runs, split_evenly
 from duocthu_assets.runtime.dagster_private import SqliteEventLogStorage
 from duocthu_assets.runtime.instance import dagster_home_for, open_instance
 from duocthu_assets import warehouse as storage

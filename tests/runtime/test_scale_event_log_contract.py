@@ -24,7 +24,7 @@ import pytest
 
 from duocthu_assets.definitions import build_definitions
 from duocthu_assets.runtime.event_log import PooledSqliteEventLogStorage
-from duocthu_assets.runtime.ingest import ingest
+from duocthu_assets.ingest.run import ingest
 from duocthu_assets.runtime.instance import dagster_home_for, ensure_dagster_home
 
 pytestmark = pytest.mark.slow

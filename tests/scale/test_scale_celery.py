@@ -44,8 +44,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.runtime.celery_worker import VISIBILITY_TIMEOUT_ENV
-from duocthu_assets.runtime.ingest import ingest
-from duocthu_assets.runtime.ingest_plan import INGEST_ASSETS
+from duocthu_assets.ingest.run import ingest
+from duocthu_assets.ingest.plan import INGEST_ASSETS
 from duocthu_assets.runtime.instance import MARKER, POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, POSTGRES_YAML, ensure_dagster_home
 
 from tests.support.scale_services import (

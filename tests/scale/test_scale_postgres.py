@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from duocthu_assets.runtime.ingest import ingest
+from duocthu_assets.ingest.run import ingest
 from duocthu_assets.runtime.instance import POSTGRES_EVENT_OPTIONS, POSTGRES_URL_ENV, dagster_home_for, open_instance
 
 from tests.support.scale_services import Postgres, missing, scratch

@@ -8,7 +8,7 @@ import io
 import json
 from pathlib import Path
 
-from duocthu_assets.runtime.ingest import ingest
+from duocthu_assets.ingest.run import ingest
 from duocthu_assets.runtime.instance import open_instance
 
 

@@ -26,8 +26,8 @@ itself over both cores already, and because one writer keeps the vector
 cache's shard files the same from one ingest to the next.
 
 Here the ingest itself; the plan of each round's runs is
-:mod:`.ingest_plan`'s, making them :mod:`.ingest_runs`', the index rebuilt
-after them :mod:`.index_refresh`'s, the summary :mod:`.ingest_report`'s.
+:mod:`.plan`'s, making them :mod:`.rounds`', the index rebuilt
+after them :mod:`.index_refresh`'s, the summary :mod:`.report`'s.
 """
 
 from __future__ import annotations
@@ -48,11 +48,11 @@ from ..inbox.registry import Registry
 from ..sources import refused_on_sight
 from ..version import code_version
 from ..warehouse import Warehouse, remove_stale_temp_files
-from . import inbox_snapshot
-from .blocked import settle_blocked
+from ..runtime import inbox_snapshot
+from ..runtime.blocked import settle_blocked
 from .index_refresh import refresh_index_until_current
-from .ingest_plan import ingest_workers
-from .ingest_report import (
+from .plan import ingest_workers
+from .report import (
     DocumentSummary,
     IngestResult,
     print_summary,
@@ -60,8 +60,8 @@ from .ingest_report import (
     summarize,
     summarize_unchanged,
 )
-from .ingest_runs import QUIET, run_rounds
-from .instance import fail_orphaned_runs, open_instance
+from .rounds import QUIET, run_rounds
+from ..runtime.instance import fail_orphaned_runs, open_instance
 
 
 def ingest(

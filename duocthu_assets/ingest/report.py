@@ -15,7 +15,7 @@ import dagster as dg
 from ..inbox.registry import Registry
 from ..schemas import first_row
 from ..warehouse import Warehouse
-from .gates import passing_documents
+from ..runtime.gates import passing_documents
 
 
 @dataclass

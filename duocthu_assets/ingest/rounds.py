@@ -1,4 +1,4 @@
-"""Making an ingest's runs: each round's planned runs (:mod:`.ingest_plan`)
+"""Making an ingest's runs: each round's planned runs (:mod:`.plan`)
 executed in process, those without embeddings in parallel worker processes
 when there are several; rounds repeated until every document finished, was
 stopped by a failed blocking check, or met a run error (see :mod:`.ingest`).
@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 import dagster as dg
 
-from .ingest_errors import root_cause
-from .ingest_plan import INGEST_ASSETS, PlannedRun, plan_runs
-from .instance import open_instance
-from .isolation import run_isolated
+from .errors import root_cause
+from .plan import INGEST_ASSETS, PlannedRun, plan_runs
+from ..runtime.instance import open_instance
+from ..runtime.isolation import run_isolated
 
 MAX_ROUNDS = 12
 # Dagster's console logger would print a stack trace for every blocked

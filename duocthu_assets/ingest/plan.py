@@ -2,7 +2,7 @@
 contiguous ranges of partitions; large ranges cut into one part per worker
 process, their embeddings left to the next round (see :mod:`.ingest`).
 
-Pure: no Dagster, no warehouse; the runs are made by :mod:`.ingest_runs`.
+Pure: no Dagster, no warehouse; the runs are made by :mod:`.rounds`.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ import dagster as dg
 from ..jobs import REFRESH_INDEX_JOB
 from ..inbox.registry import active_doc_ids
 from ..warehouse import Warehouse
-from .gates import UNFINISHED, passing_documents
-from .ingest_runs import QUIET
+from ..runtime.gates import UNFINISHED, passing_documents
+from .rounds import QUIET
 
 INDEX_ATTEMPTS = 4
 
