@@ -196,6 +196,8 @@ def test_the_precondition_never_changes_what_prose_gutter_finds(monkeypatch):
 
 
 def test_a_table_of_short_cells_under_a_bold_label_column_is_refused_in_one_pass():
+    """camelot__budget: without this one-pass refusal, its long table's
+    rows of short cells cost a seventh of the document's parse."""
     from duocthu_assets.parse.pdf.layout.columns import _may_have_prose_sides
 
     # camelot__budget's shape: bold ministry names and plain department labels

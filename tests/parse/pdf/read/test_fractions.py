@@ -390,7 +390,10 @@ def test_a_cell_line_left_outside_its_formula_fails_leak_01(monkeypatch):
 def test_decree_fractions_set_in_words_keep_every_cell_line():
     """50-2026-ND-CP p. 16: two fractions whose numerator, denominator and
     side cells run over several lines (before: the bar's nearest rows were
-    lifted, the rest read across as one garbled sentence of prose)."""
+    lifted, the rest read across as one garbled sentence of prose). No cell
+    line is left anywhere: p. 24's ``sử dụng đất thì:``, a paragraph's short
+    last line over a cell's first line, is the paragraph's (its full-width
+    line over it)."""
     data = corpus_path("diepxuan__50-2026-ND-CP.pdf").read_bytes()
     parsed = parse_document(data, Format.PDF, Settings())
     page = [b for b in parsed.blocks if b.page_no == 16 and b.kind.value == "formula"]

@@ -115,7 +115,7 @@ def test_corpus_text_under_white_boxes():
     """pymupdf's test_5049 draws a white box over a form's labels (the page
     shows neither ``Section`` nor ``Student number``); redp5110 hides
     ``Front cover``, a chapter's ``Chapter 1.`` label and ``Back cover``
-    (24 pt, its box's descent band below the white box) under white, and
+    (24 pt, its box's descent band, 1.2 pt, below the white box) under white, and
     sets a title in white on its white p. 3. A
     figure's labels under a mask's black fill (stream_parameter p. 1) are
     seen on the rendered page, and stay."""
