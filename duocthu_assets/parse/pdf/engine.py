@@ -107,7 +107,7 @@ def open_pdf(data: bytes) -> "pymupdf.Document":
     # MuPDF's character boxes as this parser reads them, whatever else in the process set:
     # importing pymupdf4llm turns its quad corrections off for every later document
     # (TOOLS.unset_quad_corrections(True)), and a parse after it read other boxes
-    # (grobid's jcap p. 2: a block 0.9 pt taller, equation numbers on lines of their own)
+    # (a block a point taller, equation numbers on lines of their own)
     pymupdf.TOOLS.unset_quad_corrections(False)
     pymupdf.TOOLS.mupdf_warnings(reset=True)
     cut = truncation(data)

@@ -147,10 +147,9 @@ def line_extent(f: Fragment) -> tuple[float, float]:
     """The top and bottom of the line a fragment is set on: its words of an
     ordinary height (at most :data:`TALL_GLYPH_EM` of their size), not a
     math glyph whose box a font's ascent or descent stretched over the next
-    line or a fraction's bar (stream_parameter p. 1's ``∼N(0,``: 668-687 on
-    a 10-pt line set at 669-678). A fragment of tall words only is given a
-    line's height (its size) about its middle: a lone ``∀`` 17 pt high
-    joined a row to the next line's."""
+    line or a fraction's bar. A fragment of tall words only is given a
+    line's height (its size) about its middle, so that a lone ``∀`` or
+    ``∑`` does not join its row to the next line's."""
     ordinary = [w.bbox for w in f.words if w.bbox[3] - w.bbox[1] <= TALL_GLYPH_EM * w.size]
     if len(ordinary) == len(f.words):
         return f.bbox[1], f.bbox[3]

@@ -33,10 +33,10 @@ def loose_cell_lines(page_no: int, fragments: list[Fragment], formulas: list[BBo
     :data:`..blocks.lines.CENTRED_WIDER` times as wide; narrower than the formula,
     :data:`..blocks.lines.CELL_OF_BLOCK`), with no paragraph line set solid against it
     (:func:`..blocks.lines.cell_line`), unless the formula's line has words of prose
-    beside it (a formula inline in a paragraph's line, aaai p. 2). A
-    paragraph's line runs the text's width, so a line just over a display
-    formula is not one; the next line of a numerator, of a denominator or
-    of a cell set in words beside the bar is (50/2026/NĐ-CP p. 16)."""
+    beside it (a formula inline in a paragraph's line). A paragraph's line
+    runs the text's width, so a line just over a display formula is not
+    one; the next line of a numerator, of a denominator or of a cell set in
+    words beside the bar is."""
     free = outside(fragments, [*formulas, *blocks])
     return [
         Leak(page_no, k, g.text, g.bbox, 0, "formula cell line")

@@ -59,8 +59,8 @@ BULLET_REACH_EM = 1.5  # a glyph with something this close before it on its line
 def _bullet(line: dict, lines: list[dict | None]) -> bool:
     """Whether a line that is nothing but unmapped glyphs is a list's
     bullet: nothing stands just before it on its baseline, and words follow
-    it there (redp5110's bullets); a stretched parenthesis or an ``∫`` has
-    its expression's text just before it (``softmax``, ``as``)."""
+    it there; a stretched parenthesis or an ``∫`` has its expression's text
+    just before it (``softmax``, ``as``)."""
     x0, y0, x1, y1 = line["bbox"]
     size = max((sp.get("size", 0.0) for sp in line["spans"]), default=0.0) or (y1 - y0)
     before = after = False
@@ -85,9 +85,9 @@ def lost_glyphs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, BBo
     such glyphs and no list's bullet (:func:`_bullet`: a stretched delimiter
     or a big operator drawn on a line of its own), or holds no word of
     prose (:data:`PROSE_WORD`; a list item led by its bullet has its words).
-    A list's bullet or a quotation mark among words is not math (dpr p. 7's
-    tall parentheses are). The text shows each lost glyph as ``⍰``; boxes
-    in the parser's coordinates."""
+    A list's bullet or a quotation mark among words is not math (a
+    stretched parenthesis is). The text shows each lost glyph as ``⍰``;
+    boxes in the parser's coordinates."""
     found: list[tuple[int, str, BBox]] = []
     for page_no, page, page_dict in page_dicts(data, page_nos):
         lines, _ = reading_lines(page_dict)
@@ -177,7 +177,7 @@ def stacked_pairs_in(data: bytes, page_nos: list[int]) -> list[tuple[int, str, B
             return b if matrix is None else turned_box(b, matrix)
 
         # a figure's labels beside its raster images are read as printed (figure_labels)
-        # (an image a point or two thin is a rule or a fraction bar drawn as a picture: aaai p. 7's ``d/2``)
+        # (an image a point or two thin is a rule or a fraction bar drawn as a picture)
         images = [b for b in (tuple(info["bbox"]) for info in page.get_image_info()) if min(b[2] - b[0], b[3] - b[1]) > FIGURE_MIN_SIDE]
         pairs = [p for p in pairs if not any(contains_point(img, *center(p.bbox), pad=FIGURE_LABEL_GAP) for img in images)]
         seen: set[tuple] = set()

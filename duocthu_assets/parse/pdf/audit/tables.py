@@ -104,8 +104,8 @@ def leaked_rows(page_no: int, fragments: list[Fragment], blocks: list[BBox], oth
     columns, down to the first line that does not (text inside any block,
     ``other_blocks`` too, is not free). A line of one piece starting on a
     column's left edge is a wrapped cell's next line: stepped over (up to
-    :data:`MAX_WRAPPED` in a row), not the end of the rows (aaai p. 4's
-    Table 1 lost two rows under such a line)."""
+    :data:`MAX_WRAPPED` in a row), not the end of the rows: a table whose
+    cells wrap would otherwise hide the rows under its first wrapped line."""
     every = list(blocks) + list(other_blocks)
     leaks: list[Leak] = []
     for k, box in enumerate(blocks):
@@ -140,8 +140,8 @@ CELL_RULE_TOL = 2.0  # points: a rule ending this close to a line's edge still r
 def in_ruled_cell(line: BBox, horizontal: list[Rule], vertical: list[Rule]) -> bool:
     """The line lies in a cell a table draws: a horizontal rule over it and
     one under it, each running its whole width, and a column rule beside it
-    running its whole height (dpr's Table 7, passages in the cells of a
-    ruled grid). A paragraph taken in under a table's last rule, or two
+    running its whole height (passages in the cells of a ruled grid). A
+    paragraph taken in under a table's last rule, or two
     columns of prose with no rule beside them, lie in no such cell. Pure."""
     x0, y0, x1, y1 = line
     tol = CELL_RULE_TOL

@@ -191,7 +191,7 @@ RELATIONS = set("=<>≤≥≈≡∝∼≠")
 
 def _scripted_equation(row: list[Fragment]) -> bool:
     """A line that is one relation with a marked script in it and not a word
-    of prose (``a^2 + 8 = 12``, ``f_R(D) = |{x ∈ D}|``, dpr p. 7's
+    of prose (``a^2 + 8 = 12``, ``f_R(D) = |{x ∈ D}|``,
     ``P_{start,i}(s) = softmax(P_i w_start)_s`` — a function's name is no
     word of prose —; not ``^∗Equal contribution`` nor ``let P_i ∈ R^{L×h}
     (1 ≤ i ≤ k) be``)."""
@@ -249,9 +249,8 @@ def find_display_math(fragments: list[Fragment]) -> list[BlockCandidate]:
     """Display formulas among ``fragments`` (text no other block took), each
     column of running text on its own (:func:`column_starts`): a row of a
     formula in one column never takes the other column's line, however
-    much math that line holds (stream_parameter p. 1: equation (11) took
-    ``defined as D = {d_1, …} ∀ d ∈ N_0 and`` and, with it, six lines of
-    prose of both columns)."""
+    much math that line holds (a row reaching across the gutter took lines
+    of prose of both columns with it)."""
     if not fragments:
         return []
     heights = sorted(f.height for f in fragments)
@@ -275,14 +274,12 @@ def find_display_math(fragments: list[Fragment]) -> list[BlockCandidate]:
 
 def _column_line(row: list[Fragment], left: float, right: float) -> bool:
     """A row set flush from the column's left edge to its right one, two
-    words of prose or more among its math: a justified line of prose holding inline math
-    (stream_parameter p. 1's ``sources, i.e. S = {s_1, s_2, s_3}, such
-    that s_i ∈ [1, …, L − 1]``), not a display, which stands apart from
-    an edge or holds no words but function names (IEEE p. 7 fills its
-    column with ``exp(…) ≤ Pr(z + N = s)/Pr(z′ + N = s) ≤ exp(…)``). A
-    paragraph's first line may start indented (IEEE p. 7's ``To check
-    that exp(−ϵ) Pr(…) ≤``), and its words may be short (``we decompose
-    … as``)."""
+    words of prose or more among its math: a justified line of prose
+    holding inline math, not a display, which stands apart from an edge or
+    holds no words but function names (a display may fill its column:
+    ``exp(…) ≤ Pr(z + N = s)/Pr(z′ + N = s) ≤ exp(…)``). A paragraph's
+    first line may start indented, and its words may be short (``we
+    decompose … as``)."""
     box = row_box(row)
     indent = PARAGRAPH_INDENT_EM * max((f.size for f in row), default=0.0)  # a paragraph's first line
     text = " ".join(f.text for f in row)
@@ -315,7 +312,7 @@ def _display_math(page_rows: list[list[Fragment]], prose_line=lambda row: False)
     a row that, alone, is a line of prose whatever math it holds)."""
     rows = [_own_column(r) for r in page_rows]
     # a numbered line set apart that is one relation with marked scripts and no word of prose is
-    # a display whatever share of its tokens look like formula pieces (dpr p. 7's ``softmax`` rows)
+    # a display whatever share of its tokens look like formula pieces (``softmax`` and its scripts)
     math = [is_math_row(r) or (_numbered(r) and _scripted_equation(r) and _set_apart(r, rows, k)) for k, r in enumerate(rows)]
     flags = [m or is_satellite_row(r) for m, r in zip(math, rows)]
     real = {id(r) for r, m in zip(rows, math) if m}
@@ -404,8 +401,8 @@ def has_lone_operator(fragments: list[Fragment]) -> bool:
 
 
 def find_word_formulas(fragments: list[Fragment]) -> list[BlockCandidate]:
-    """Formulas set in words (a decree's ``Tiền thuê đất phải nộp = Diện
-    tích … x Đơn giá …``): each lone operator between two cells of words
+    """Formulas set in words (``Tiền thuê đất phải nộp = Diện tích … x
+    Đơn giá …``): each lone operator between two cells of words
     (:func:`.lines.word_formula_operators`) with the lines of both
     cells, grown along the formula's height to its other cells and
     operators (at most :data:`WORD_CHAIN_EM` apart) and through each cell's

@@ -61,8 +61,8 @@ class RuleBlocks:
 
 def _outermost_formulas(blocks: list[BlockCandidate]) -> list[BlockCandidate]:
     """A formula block inside another one, once both have grown over their
-    fragments, is part of it (a fraction a display finder also took whole:
-    jcap p. 5's last equation), not a second block holding the same text."""
+    fragments, is part of it (a fraction a display finder also took whole,
+    seen in a corpus paper), not a second block holding the same text."""
     formulas = [(i, b.bbox) for i, b in enumerate(blocks) if b.kind is BlockKind.FORMULA]
     return [
         b for i, b in enumerate(blocks)

@@ -14,7 +14,7 @@ from ..records import Fragment, Rule, line_extent
 from ....settings.pdf import PdfSettings
 
 FRACTION_MIN_BAR = 8.0  # points: a display fraction's bar is at least this long
-IMAGE_BAR_MAX_EM = 12.0  # a bar drawn as an image is at most this many ems of the body text long (aaai's table rules are longer)
+IMAGE_BAR_MAX_EM = 12.0  # a bar drawn as an image is at most this many ems of the body text long (a table's rules drawn so are longer)
 _BAR_TEXT = re.compile(r"^[\u2500\u2501\u2014\u2013_\-=]{3,}$")
 
 
@@ -26,9 +26,10 @@ def bar_fragments(fragments: list[Fragment]) -> list[Fragment]:
 def display_bars(short_bars, body_size: float) -> list[Rule]:
     """Of the page's bars (:attr:`..records.PageContent.bars`), the ones long
     enough for a display fraction: drawn strokes that long are rules, so these
-    are the bars drawn as raster images (jcap draws every fraction bar so). One
-    longer than :data:`IMAGE_BAR_MAX_EM` is a table's rule drawn the same way
-    (aaai's booktabs), left to the table finders' reading of the text."""
+    are the bars drawn as raster images (TeX drivers draw fraction bars so).
+    One longer than :data:`IMAGE_BAR_MAX_EM` is a table's rule drawn the
+    same way (a booktabs rule), left to the table finders' reading of the
+    text."""
     return [b for b in short_bars if FRACTION_MIN_BAR <= b.x1 - b.x0 <= IMAGE_BAR_MAX_EM * body_size]
 
 
@@ -59,7 +60,7 @@ def find_fractions(bars: list[Rule], fragments: list[Fragment], settings: PdfSet
         allowed = settings.fraction_center_frac * length + 2
         if abs(center(nb)[0] - mid) > allowed or abs(center(db)[0] - mid) > allowed:
             continue
-        # a numerator or a denominator of several lines (a decree's formula set in words)
+        # a numerator or a denominator of several lines (a formula set in words)
         num = _cell(num, others, lambda g: g.bbox[3] <= by + 1.5 and _under_bar(g, bx0, bx1, allowed))
         den = _cell(den, others, lambda g: g.bbox[1] >= by - 1.5 and _under_bar(g, bx0, bx1, allowed))
         parts = [f.bbox for f in num + den] + [(bx0, by - 0.5, bx1, by + 0.5)]
@@ -74,13 +75,12 @@ def find_fractions(bars: list[Rule], fragments: list[Fragment], settings: PdfSet
 def over_its_bars(block: BlockCandidate, bars: list[Rule], fragments: list[Fragment], settings: PdfSettings) -> BlockCandidate:
     """A formula block grown over the numerators and denominators of the bars
     it holds: a display finder that took an equation by its axis line leaves
-    out what stands over and under its bars (jcap p. 5's ``Θ = Ṙ′/R′ +
-    2Ṙ/R``: both numerators stayed in prose and out of the crop)."""
+    out what stands over and under its bars, in prose and out of the crop."""
     if block.kind is not BlockKind.FORMULA:
         return block
     box = block.bbox
-    # a line's height at most: a big operator standing beside a bar (the formula sheet's ``∫``
-    # under ``df/dx``'s bar's end) is no denominator, and growing over it takes the next line
+    # a line's height at most: a big operator standing beside a bar (an ``∫`` under the bar's
+    # end) is no denominator, and growing over it takes the next line
     lines = [f for f in fragments if f.height <= BIG_OPERATOR_EM * f.size]
     for bar in bars:
         if not contains_point(block.bbox, (bar.x0 + bar.x1) / 2, bar.pos, pad=1.0):
@@ -102,10 +102,9 @@ def _cell(lines: list[Fragment], fragments: list[Fragment], fits) -> list[Fragme
     """``lines`` and every fragment that ``fits`` set solid over or under
     one of them (:func:`.lines.set_solid`), again and again, unless a
     paragraph's line stands against it (:func:`.lines.cell_line`): a
-    cell's lines. 50/2026/NĐ-CP p. 16 sets a fraction's numerator in three
-    lines, its denominator in two and the cells beside it in three; the
-    bar's nearest rows alone left the others in prose, read across the
-    formula as one garbled sentence."""
+    cell's lines. A fraction set in words runs its numerator, denominator
+    and side cells over several lines; the bar's nearest rows alone left
+    the others in prose, read across the formula as one garbled sentence."""
     picked = list(lines)
     grown = True
     while grown:
@@ -138,8 +137,7 @@ def _beside_bar(g: Fragment, side: Fragment, bx0: float, bx1: float) -> bool:
 def with_cell_lines(blocks: list[BlockCandidate], fragments: list[Fragment]) -> list[BlockCandidate]:
     """Each formula block grown over the lines of its cells that a finder
     left just over or under it (:func:`.lines.cell_lines_outside`, the
-    leak detector's own test: IEEE p. 3's second limit line ``d(x,y)=1``
-    under ``max``) and over the lines of math it goes on into when its last
+    leak detector's own test: a big operator's second limit line) and over the lines of math it goes on into when its last
     line ends with an operator (:func:`.lines.continued_lines`), as
     long as it meets no other block."""
     out = list(blocks)
@@ -175,8 +173,8 @@ PUNCT_EM = 0.4  # ... at most this wide (ems of its size)
 
 
 def _end(f: Fragment) -> float:
-    """Where a fragment's text ends, its closing punctuation aside (jcap
-    p. 5's denominator ``R²(r, t)R′(r, t),`` runs past its bar by the comma)."""
+    """Where a fragment's text ends, its closing punctuation aside (a
+    denominator followed by its formula's comma runs past its bar by it)."""
     return f.bbox[2] - (PUNCT_EM * f.size if f.text[-1:] in TRAILING_PUNCT else 0.0)
 
 
@@ -186,7 +184,7 @@ def _stacked(fragments, bx0, by, bx1, settings: PdfSettings, above: bool) -> lis
         if f.bbox[0] < bx0 - 2 or _end(f) > bx1 + 2:
             continue
         gap = settings.fraction_max_gap_em * f.size
-        y0, y1 = line_extent(f)  # not a tall parenthesis's box reaching over the bar (jcap p. 5's ``t),``)
+        y0, y1 = line_extent(f)  # not a tall parenthesis's box reaching over the bar
         if above and by - gap <= y1 <= by + 1.5 and y0 < by - 1:
             out.append(f)
         elif not above and by - 1.5 <= y0 <= by + gap and y1 > by + 1:

@@ -36,8 +36,8 @@ def bridge_rule_gaps(horizontal: list[Rule], vertical: list[Rule], tol: float, r
     running across it (more than ``tol``, at most ``reach`` away) drawn on to
     it, and the pieces then touching joined: a LaTeX table with booktabs
     rules and ``|`` column rules leaves a gap at every rule, and without the
-    bridge each row is a grid of its own (dpr's Table 7 came out as two
-    tables, its header row left in prose). Pure."""
+    bridge each row is a grid of its own (the table cut in two, its header
+    row left in prose). Pure."""
     if not horizontal or not vertical:
         return vertical
     rows = sorted(horizontal, key=lambda h: h.pos)

@@ -40,10 +40,10 @@ def set_solid(g: Fragment, h: Fragment) -> bool:
 RUN_GAP_EM = 1.0  # fragments of one line at most this many ems apart are one run
 
 
-JUSTIFIED_GAP_EM = 2.0  # ... for the leak detector: a narrow justified column spaces its words this far (aaai p. 2)
+JUSTIFIED_GAP_EM = 2.0  # ... for the leak detector: a narrow justified column spaces its words this far
 
 
-CELL_MAX_WORDS = 12  # a cell's line holds at most this many words (a decree's numerator line 10; a line of prose more)
+CELL_MAX_WORDS = 12  # a cell's line holds at most this many words (a numerator set in words, 10 a line; prose more)
 
 
 def line_run(g: Fragment, fragments: list[Fragment], gap_em: float = RUN_GAP_EM) -> Fragment:
@@ -74,8 +74,8 @@ def cell_line(g: Fragment, fragments: list[Fragment], fits, gap_em: float = RUN_
     """Whether ``g``'s line (:func:`line_run`) ``fits`` a cell, holds at most
     :data:`CELL_MAX_WORDS` words, and is a cell's line rather than a
     paragraph's: no line that does not fit stands set solid over or under
-    it (a paragraph's short last line has its full-width line over it:
-    50/2026/NĐ-CP p. 24's ``sử dụng đất thì:`` over a cell's first line)."""
+    it (a paragraph's short last line, set solid over a cell's first line,
+    has its full-width line over it)."""
     run = line_run(g, fragments, gap_em)
     if not fits(run) or len(run.text.split()) > CELL_MAX_WORDS:
         return False
@@ -123,7 +123,7 @@ def cell_lines_outside(box: BBox, fragments: list[Fragment], free: list[Fragment
 
         def fits(o: Fragment) -> bool:
             if o.bbox[2] - o.bbox[0] >= widest:
-                return False  # as wide as the whole formula: a paragraph's line (aaai p. 2)
+                return False  # as wide as the whole formula: a paragraph's line
             if o.bbox[0] >= h.bbox[0] - reach and o.bbox[2] <= h.bbox[2] + reach:
                 return True
             # or centred on it, a little wider (a centred cell's lines differ in length)
@@ -168,9 +168,8 @@ def continued_lines(box: BBox, fragments: list[Fragment], free: list[Fragment]) 
     """When the formula at ``box`` ends its last line with an operator, the
     lines it goes on into: each line set solid under it (:func:`lines_under`)
     while every piece of that line holds at most :data:`MATH_LINE_MAX_WORDS`
-    words of prose (IEEE p. 10: ``S_{maximum,ϵ}(D) =`` lifted alone, its
-    right-hand side ``max_{k=0,…,n} {exp(−kϵ)(…), exp(−kϵ)(…)}.`` read into
-    prose as three lines in the wrong order)."""
+    words of prose, so that an equation's right-hand side is not left in
+    prose under its lifted ``=``."""
     if not ends_with_operator(box, fragments):
         return []
     taken: list[Fragment] = []
@@ -212,7 +211,7 @@ def word_formula_operators(fragments: list[Fragment]) -> list[tuple[Fragment, Fr
     operator (``=``, ``x``, ``−`` …, a fragment of its own) among
     ``fragments`` set between two cells of words on its height, within
     :data:`OPERAND_GAP_EM` of it: a formula set in words (``Tiền thuê đất
-    phải nộp = Diện tích … x Đơn giá …`` in a decree). A cell is lines of
+    phải nộp = Diện tích … x Đơn giá …``). A cell is lines of
     words stacked across the same stretch (:func:`cell_lines`), at least
     two lines and :data:`CELL_MIN_WORDS` words of letters; nothing but
     operators stands just over or under the operator (a ``=`` a justified

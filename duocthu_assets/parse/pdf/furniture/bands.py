@@ -104,7 +104,7 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         if k + 1 >= len(rows):
             # the page is all band: nothing to stand apart from, except a row
             # holding a page number on an otherwise empty (scanned) page, alone
-            # or after its running title (the Federal Register's p. 8, a scan)
+            # or after its running title
             if len(rows) == 1 and any(parse_page_number(frags[i].text) is not None for i in row):
                 out.append(BandRow(tuple(row), top, True))
             break

@@ -21,7 +21,7 @@ from .page_numbers import PageNumber, embedded_page_number, parse_page_number, r
 _DIGITS = re.compile(r"\d+")
 _COUNTER = re.compile(r"^\d{1,4}\s*/\s*\d{1,4}$")  # "12/80"
 _SPACES = re.compile(r"\s+")
-# "Table 1. Lower Muschelkalk Facies" beside the page number (case_03 p. 1, turned to read): the table's caption, content
+# a numbered table's caption beside the page number (a page turned to read): content, not furniture
 _NUMBERED_CAPTION = re.compile(r"^(table|tab\.|bảng|figure|fig\.|hình|exhibit)\s*[A-Z]?\d+\b", re.IGNORECASE)
 
 

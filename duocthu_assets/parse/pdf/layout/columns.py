@@ -99,7 +99,7 @@ def ruled_columns(left: list[Fragment], right: list[Fragment], min_words: float)
 
 def ruled_cut(items: list[Item], vertical, min_words: float) -> tuple[list[Item], list[Item], list[Item], list[Item]] | None:
     """The first drawn vertical line (a rule, or the edge of a filled or
-    stroked box: redp5110's red sidebar) that divides the items beside it
+    stroked box: a coloured sidebar's) that divides the items beside it
     into two columns (:func:`ruled_columns`): (items above its band, left
     column, right column, items below), or None. Its band is the items
     lying wholly within its height; no item of the band may cross it, and
@@ -158,7 +158,7 @@ def prose_gutter(items: list[Item], settings: PdfSettings, min_lines: int, depth
 def _columns_of_prose(items: list[Item], settings: PdfSettings, depth: int) -> bool:
     """``items`` (one side of a gutter) are columns of running text of their
     own, each with as many lines as a column needs; never when a line of
-    them is a lone operator (``=``, ``x``: a formula set in words in a decree)."""
+    them is a lone operator (``=``, ``x``: a formula set in words)."""
     lines = 2 * settings.column_min_lines
     if depth >= MAX_COLUMN_SPLITS or len(items) < lines:
         return False
@@ -176,9 +176,8 @@ def _may_have_prose_sides(frags: list[Fragment], min_words: float) -> bool:
     of a side of side headings is one, among them the leftmost line and the
     lines starting within its width (they are left of any gutter that has
     a line on its left). A necessary condition, in one pass: the slab
-    grouping asks again each time a slab joins a one-column group (a long
-    table's rows of short cells cost a seventh of camelot__budget's parse
-    without it). Pure."""
+    grouping asks again each time a slab joins a one-column group, and a
+    long table's rows of short cells would pay for every split. Pure."""
     running = sum(1 for f in frags if len(f.words) >= min_words)
     if running >= RUNNING_FRAC * len(frags) - 1e-6:
         return True

@@ -82,7 +82,7 @@ def _side_by_side_joined(groups: list[tuple[list[Item], tuple[float, float] | No
     """``groups`` with a single-column group that opens a page's columns
     joined to them when the columns' gutter runs clear through it and it is
     two things side by side (:func:`~.columns.side_by_side`): two tables atop
-    the two columns (aaai p. 4) are not one table across the gutter."""
+    the two columns are not one table across the gutter."""
     out: list[tuple[list[Item], tuple[float, float] | None]] = []
     for items, gutter in groups:
         if gutter is not None and out and out[-1][1] is None:
@@ -173,8 +173,8 @@ ASIDE_MAX_WORDS = 1  # ... and holds at most this many words: a figure's tick la
 def _with_asides(leaf: Leaf, body_size: float) -> list[Leaf]:
     """The leaf, and after it the short fragments that stand wholly past the
     right edge of the running text around them: a figure's labels beside a
-    column in rows where no gutter was found (dpr p. 5's axis ticks) are
-    read after the column, as printed, never inside its sentences."""
+    column in rows where no gutter was found (a plot's axis ticks) are read
+    after the column, as printed, never inside its sentences."""
     frags = [i.fragment for i in leaf.items if i.fragment is not None]
     running = [f for f in frags if len(f.words) >= ASIDE_LINE_WORDS]
     if len(running) < ASIDE_MIN_LINES or _mostly_rtl(list(leaf.items)):

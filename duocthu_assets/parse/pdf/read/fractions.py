@@ -350,7 +350,7 @@ def barred_pairs(fragments: list[Fragment], bars: list[Rule]) -> list[StackedPai
     (``df/dx`` of a display set in prose), which
     :func:`join_inline_fractions` does not prove. A word that spans the bar
     (a fraction already joined) is neither over nor under it."""
-    # not a big operator (the formula sheet's ``∫``, 45 pt high beside ``df/dx``'s bar): never a side of a fraction
+    # not a big operator (an ``∫`` lines high beside a fraction's bar): never a side of a fraction
     words = [w for f in fragments for w in f.words if not w.rotated and w.bbox[3] - w.bbox[1] <= BIG_OPERATOR_EM * w.size]
     if not words or not bars:
         return []

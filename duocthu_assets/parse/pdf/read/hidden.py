@@ -11,8 +11,7 @@ it. Three ways it gets there, each found from what MuPDF says the page draws:
   :func:`painted_over`, confirmed on the rendered page;
 - drawn in the colour of what is under it: white text on a white page (a
   title set in white over a cover picture that is not there, a typesetter's
-  slug: the Federal Register's ``VerDate … Jkt … PO … Frm`` line on every
-  page) — :func:`pale_words`, confirmed on the rendered page.
+  slug on every page) — :func:`pale_words`, confirmed on the rendered page.
 
 The first two make a page an OCR program's reading of a scan (the parse
 says the page needs OCR unless the collection accepts OCR text); the words
@@ -83,7 +82,7 @@ UNSHOWN_TEXT = "character(s) of text the page does not show"
 PAINT_PAD = 0.5  # points: a word this close inside an opaque shape is under it
 # of a word's box (ascent to descent), the height a shape must cover: a
 # white box over a heading's letters leaves the box's descent band below it
-# uncovered (redp5110's "Back cover": 1.2 of 24 pt); the render decides
+# uncovered (a twentieth of a large heading's box); the render decides
 PAINT_COVER = 0.6
 
 
@@ -195,8 +194,8 @@ BLANK_LEVELS = 8  # of 255 grey levels: a box whose darkest and lightest pixels 
 def blank_boxes(page, boxes: Sequence[BBox]) -> list[bool]:
     """For each of ``boxes`` (page coordinates), whether the page rendered
     at 72 dpi (one pixel a point, in grey) is one colour all over it, to
-    :data:`BLANK_LEVELS` (the Federal Register's white slug over its white
-    page renders 254 and 255 on p. 1): nothing of what is drawn there shows.
+    :data:`BLANK_LEVELS` (a white slug over a white page renders 254 and
+    255): nothing of what is drawn there shows.
     One render, of the part of the page the boxes span (half a whole page's
     cost on the corpus's pages with white text)."""
     if not boxes:

@@ -18,9 +18,9 @@ def overprinted_lines(lines: list[tuple[BBox, str, str, float]]) -> set[int]:
     """The lines (``(bbox, text, font, size)``, in page order) that repeat
     some of the glyphs of a longer line drawn in the same place: same font
     and size, inside its box on the same baseline, their characters a
-    subsequence of its own (redp5110 p. 10 draws ``S ifi th t th …`` over
-    ``Specifies that the row …``; a reader sees one line). pdfplumber's
-    ``dedupe_chars`` drops such glyphs for the same reason. Pure."""
+    subsequence of its own (a partial copy drawn over a line: a reader sees
+    one line). pdfplumber's ``dedupe_chars`` drops such glyphs for the same
+    reason. Pure."""
     tol = OVERPRINT_TOL
     buckets: dict[tuple[str, float, int], list[int]] = {}
     for k, (box, _text, font, size) in enumerate(lines):

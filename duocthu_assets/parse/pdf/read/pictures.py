@@ -4,10 +4,7 @@ reads, kept as a lifted block so the chunk beside it says so.
 A chart's values, a screenshot of a dialog or of a table, a diagram's
 labels drawn into its image, a photograph, a plot drawn in vector graphics
 with its labels set as outlines: none is in the text layer, so none
-reached any chunk, and nothing said a picture had been there (redp5110
-pp. 14-15: screenshots of schema lists and an index advisor's table;
-papermage p. 5: a bar chart whose percentages are only drawn; jcap pp.
-7-13: seven plots, not one character of them in the text). Each is now a
+reached any chunk, and nothing said a picture had been there. Each is now a
 block of kind ``picture``: its crop is rendered, its descriptor chunk
 names it, and the prose chunk it is read in carries the attachment
 (``has_quarantined_content``), as a lifted table's does.
@@ -42,13 +39,13 @@ PICTURE_MIN_FRAC = 0.05  # of the page's area: smaller, a logo, a seal, an autho
 PICTURE_MIN_PIXELS = 10_000  # an image of fewer pixels (a 100 × 100 icon, a bar stretched to a rule) is no picture
 PIECE_MIN_FRAC = 0.002  # an image under this share of the page is not taken as a piece of a larger picture
 TOUCH = 2.0  # points: images this close are pieces of one picture
-FIGURE_MIN_FRAC = 0.03  # of the page: a drawn figure this large (unstructured's dpr p. 5: a chart of 4.8 %, its axis labels text)
+FIGURE_MIN_FRAC = 0.03  # of the page: a drawn figure this large (a chart a column wide covers under 5 %)
 FIGURE_SEED_FRAC = 0.01  # of the page: curves and slanted lines clustered this large may be a drawn figure's plot
 FIGURE_REACH = 10.0  # points: a drawn path this close to a figure is part of it (an axis, a tick, a label set as outlines)
 MARK_MAX_FRAC = 0.25  # of the page: a larger path (a frame around the page's text) is no part of a figure
 # share of a drawn figure's box the boxes of the words over it cover: a chart's tick labels and
-# legend set as text (unstructured's dpr p. 5: 110 characters, 4.2 a 1,000 square points, covering
-# 14 %) are read on it; running text in a frame with rounded corners covers over half of it
+# legend set as text (a seventh of its box or so) are read on it; running text in a frame with
+# rounded corners covers over half of it
 FIGURE_MAX_TEXT_COVER = 0.3
 _TICK = re.compile(r"[-+−]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:e[-+−]?\d+)?%?")  # a tick label: 0.6, 100, -1e-06, 25%
 
@@ -168,8 +165,8 @@ def drawn_figures(strokes: Sequence[BBox], marks: Sequence[BBox], words: Sequenc
     banner's filled shape is none) of
     :data:`FIGURE_SEED_FRAC` of the page or more, grown by every drawn path
     (``marks``) within :data:`FIGURE_REACH` of it — its axes, ticks, and
-    labels set as outlines (jcap's plots: no character of them in the text
-    layer) — and by the numbers within reach (tick labels set as text),
+    labels set as outlines (no character of them in the text layer) — and
+    by the numbers within reach (tick labels set as text),
     kept when it covers :data:`FIGURE_MIN_FRAC` of the page or more, under :data:`SCAN_PAGE_MIN_FRAC`, with words covering at most
     :data:`FIGURE_MAX_TEXT_COVER` of it (a chart's legend and tick labels
     set as text are read, and stay in the prose; a frame of running text

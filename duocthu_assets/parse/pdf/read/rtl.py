@@ -4,8 +4,8 @@ written, from MuPDF's characters and their boxes. Pure: it reads the
 trace only through the callable it is given).
 
 MuPDF puts a right-to-left line into reading order itself, and gets four
-things wrong, silently (measured on docling's right_to_left PDFs and on
-Chromium's prints of Arabic and Persian pages; bench/README.md):
+things wrong, silently (measured on the corpus's Arabic and Persian PDFs
+and on Chromium's prints of such pages; bench/README.md):
 
 - **A glyph that stands for several letters** — the lam-alef ligature
   (``لا``, ``لأ``, ``لإ``, ``لآ``), whose ToUnicode map gives lam then alef —
@@ -322,13 +322,13 @@ def joined_words(raw_words: Sequence[tuple], apart: set[tuple[int, int]] = froze
     """``extractWORDS`` words with the pieces of one right-to-left word
     joined, right piece first: MuPDF cuts a word where the PDF put a space
     character that stands elsewhere on the line (``م ن`` for ``من``, ``له ا``
-    for ``لها`` in docling's right_to_left_01), where a word runs over two
-    of its lines (``الإ`` + ``حصائي``), or where the word's last letter was
-    drawn first (``ی کالا`` for ``کالای``, right_to_left_03). Pieces whose
-    boxes touch, with an Arabic-script letter on each side of the seam, are
-    one word: words have a space's width between them. A joined word keeps
-    the place, block and line of its first piece. Lines in ``apart``
-    (``(block, line)``: those with script marks) are left as they are."""
+    for ``لها``), where a word runs over two of its lines (``الإ`` +
+    ``حصائي``), or where the word's last letter was drawn first (``ی کالا``
+    for ``کالای``). Pieces whose boxes touch, with an Arabic-script letter
+    on each side of the seam, are one word: words have a space's width
+    between them. A joined word keeps the place, block and line of its
+    first piece. Lines in ``apart`` (``(block, line)``: those with script
+    marks) are left as they are."""
     out: list[tuple] = []
     for word in raw_words:
         prev = out[-1] if out else None

@@ -77,10 +77,10 @@ def read_drawings(page, matrix, settings: PdfSettings, images: PageImages | None
                     (bars if is_bar else rules).append(rule)
     if (images or PageImages(page)).any(lambda img: min(img[2], img[3]) <= BAR_IMAGE_MAX_PX):
         # a raster image of a pixel or two drawn as thin as a bar is one: TeX drivers draw fraction
-        # bars so (jcap's 1x1 image, stretched). Bars only, never rules: aaai draws its tables'
-        # rules as 1-pixel inline images, and the table finders, tuned on drawn rules, would cut
-        # those tables at every midrule. (Inline images are not listed by ``get_images``: only
-        # pages with an image object pay for the drawing log.)
+        # bars so (a 1x1 image, stretched). Bars only, never rules: some papers draw their tables'
+        # rules as 1-pixel inline images (seen in a corpus paper), and the table finders, tuned on
+        # drawn rules, would cut those tables at every midrule. (Inline images are not listed by
+        # ``get_images``: only pages with an image object pay for the drawing log.)
         for kind, rect in page.get_bboxlog():
             if kind in IMAGE_OPS:
                 x0, y0, x1, y1 = turned_box(rect, matrix)

@@ -1,9 +1,8 @@
 """Scanned pictures inside a page that has a text layer: what no text
 extractor reads and the page-level OCR test (little text on a page images
-cover) does not see. The Federal Register's airworthiness directive prints
-its procedures as scanned figures (1 bit a pixel, 300 dpi) between lines
-of text: eleven of them, 8-52 % of their pages, were in no chunk, with
-nothing said. A scan's image is 1 bit a pixel (CCITT fax, JBIG2, a
+cover) does not see. A directive may print its procedures as scanned
+figures between lines of text, which were in no chunk, with nothing
+said. A scan's image is 1 bit a pixel (CCITT fax, JBIG2, a
 bilevel Flate); a photograph or a chart is not — except as a whole page:
 a page scanned in colour (to keep a red seal) and signed, the signature's
 text over it, reads as nothing but that text."""

@@ -50,8 +50,7 @@ def struck_word_indexes(words: Sequence[Word], rules: Iterable[Rule], shapes: Se
     line with a word set just over or under it and across it, not crossed
     by it (a fraction's bar between its numerator and denominator); a run
     holding a math sign or an overline (``−ᾱt−1``: a bar over a letter) or
-    no letter or digit (each found on the corpus: redp5110 p. 11, jcap
-    p. 5, the stream_parameter paper's radicals)."""
+    no letter or digit (a radical's bar)."""
     from .rules import merge_rules  # they import the page reader, which calls this
     from ..records import MATH_CHAR
 
