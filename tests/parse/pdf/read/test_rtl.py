@@ -250,8 +250,9 @@ def test_leak_02_names_the_chunk_read_through_a_broken_glyph_map():
 def test_arabic_pdfs_through_ingest(tmp_path):
     """Through ``duocthu ingest``: the Arabic page and the Persian form ingest
     ok with their lam-alef words whole; the page whose font's ToUnicode map
-    is broken (it ingested ok, its text embedded as ``صوو عييهاوخ``) is now
-    blocked by leak_02, named."""
+    is broken (it ingested ok, its text embedded as ``صوو عييهاوخ``; 43 of
+    its 179 words hold a letter three times in a row) is now blocked by
+    leak_02, named."""
     files = {
         "ar.pdf": corpus_path("docling__right_to_left_01_arabic.pdf").read_bytes(),
         "fa.pdf": corpus_path("docling__right_to_left_03_persian_form.pdf").read_bytes(),
