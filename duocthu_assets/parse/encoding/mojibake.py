@@ -2,10 +2,9 @@
 legacy font encoding, and Arabic script read through a broken glyph map.
 
 A PDF font whose encoding maps its glyphs to the wrong code points reads as
-valid Unicode that means nothing (redp5110 p. 3's sidebar, set in a
-HelveticaNeue with its own encoding: ``]üìÜüéê •ìê °ê£ë†£ûÜüéê`` for "Enhance
-the performance of your database operations"); so does a file decoded with
-the wrong code page (``Thuá»‘c`` for ``Thuốc``). Nothing else notices: the
+valid Unicode that means nothing (a sidebar set in a font with an encoding
+of its own reads as accented letters and signs); so does a file decoded
+with the wrong code page (``Thuá»‘c`` for ``Thuốc``). Nothing else notices: the
 characters are letters and signs, none of them U+FFFD. Embedded, such a
 chunk is found by no query and read by nobody, and nothing says its text
 was lost.
@@ -22,14 +21,14 @@ read as (:mod:`duocthu_assets.parse.encoding.legacy_vietnamese`), a run of them
 asked for the same way (:func:`legacy_vietnamese_window`).
 
 An Arabic or Persian PDF whose font's ToUnicode map is wrong reads as real
-Arabic letters in the wrong places (docling's right_to_left_02: ``تضع صوو
-عييهاوخ`` for "تضع صوب أعينها"; the kashida, the stroke that stretches a
-justified line, mapped to a waw: ``قويوووة``). Most of its letters cannot be
-told from right ones without a dictionary; one sign can: the same letter
-three times in a row inside a word, which Arabic and Persian spelling never
-writes (5 of the 38,471 Arabic-script strings of this machine's gettext
-catalogues hold one, typos such as ``عددد``; that PDF: 43 of its 179 words).
-A run is asked for the same way (:func:`broken_glyph_map_window`). Pure.
+Arabic letters in the wrong places (``تضع صوو عييهاوخ`` for "تضع صوب
+أعينها"; the kashida, the stroke that stretches a justified line, mapped
+to a waw: ``قويوووة``). Most of its letters cannot be told from right ones
+without a dictionary; one sign can: the same letter three times in a row
+inside a word, which Arabic and Persian spelling never writes (5 of the
+38,471 Arabic-script strings of this machine's gettext catalogues hold
+one, typos such as ``عددد``; of a page read through such a map, a quarter
+of its words do). A run is asked for the same way (:func:`broken_glyph_map_window`). Pure.
 """
 
 from __future__ import annotations
