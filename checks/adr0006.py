@@ -377,7 +377,7 @@ def _at_head_or_foot(segment: Row, segments) -> bool:
     """Whether no other segment of its page starts above it, or none ends
     under it: a page number is printed at the head or the foot of a page;
     a lone number with the page's text over and under it is a figure's
-    tick or a cell (dpr p. 5's axis ``90``). Unknown without boxes: yes."""
+    tick or a cell. Unknown without boxes: yes."""
     box = segment.get("bbox")
     if box is None or len(box) != 4:
         return True

@@ -31,8 +31,8 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   (:mod:`duocthu_assets.parse.pdf.read.fractions`), so what is left is what it
   could not prove (:func:`duocthu_assets.parse.pdf.audit.glyphs.stacked_pairs_in`).
   And so does a lone operator (``=``, ``x``, ``−``) set apart between two
-  cells of words, in prose: a formula set in words (a decree's ``Tiền thuê
-  đất phải nộp = Diện tích … x Đơn giá …``) whose cells read as interleaved
+  cells of words, in prose: a formula set in words (``Tiền thuê đất phải
+  nộp = Diện tích … x Đơn giá …``) whose cells read as interleaved
   lines unless a block lifts it
   (:func:`duocthu_assets.parse.pdf.audit.glyphs.lone_operators_in`). So does a
   line of math in prose that lost a glyph with no Unicode mapping (U+FFFD,
@@ -41,9 +41,8 @@ reached a prose chunk instead of its lifted block, as blocking rules on the
   (:func:`duocthu_assets.parse.pdf.audit.glyphs.lost_glyphs_in`). So does a
   prose chunk — or a table row, whose text is embedded too — holding a run
   of characters mapped wrong, in any format: mojibake, which a PDF font's
-  own encoding or a wrong code page gives (redp5110 p. 3's sidebar reads
-  ``]üìÜüéê •ìê °ê£ë†£ûÜüéê``), or Vietnamese typed in a legacy font
-  encoding (TCVN3's ``.VnTime``: ``Céng hoµ x· héi``; VNI's), which
+  own encoding or a wrong code page gives (``Thuá»‘c`` for ``Thuốc``), or
+  Vietnamese typed in a legacy font encoding (TCVN3's ``.VnTime``: ``Céng hoµ x· héi``; VNI's), which
   nothing else notices (:mod:`duocthu_assets.parse.encoding.mojibake`); in a
   document set in such a font (its name read off the file), two words that
   read as Vietnamese only in its encoding are enough, however short the
@@ -157,7 +156,7 @@ def unmarked_scripts(rows: DocumentRows) -> list[tuple[Row, int, str]]:
     blocks = [(b["page_no"], tuple(b["bbox"])) for b in rows.blocks if b.get("bbox") is not None]
     out = []
     # each finding with how a block holds it: whole (one word over a block's edge is not the
-    # block's: jcap p. 5's numerators once stood over theirs), or by its centre (a lost glyph's
+    # block's: a fraction's numerator standing over its block), or by its centre (a lost glyph's
     # line in a block is shown by its crop; a tall brace's line box stands over the block's)
     loose = [(page, f"a script set on a line of its own, unmarked: {text!r}", bbox, True) for page, text, bbox in loose_scripts_in(rows.source, pages)]
     stacked = [(page, f"two words stacked, read apart (a fraction without a bar, a binomial, stacked scripts): {text!r}", bbox, True) for page, text, bbox in stacked_pairs_in(rows.source, pages)]
