@@ -31,7 +31,7 @@ import re
 from typing import Sequence
 
 from ..engine import PageImages
-from ..geometry import BBox, area, center, contains_point, intersection, merge_overlapping, overlaps, union
+from ..geometry import BBox, area, center, contains_point, intersection, merge_overlapping, overlaps, rounded, union
 from .scans import SCAN_PAGE_MIN_FRAC, SCAN_REGION_MAX_TEXT_DENSITY
 from ..records import Picture
 
@@ -89,7 +89,7 @@ def picture_regions(page, words: Sequence, scanned: Sequence[BBox] = (), images:
             continue
         if _chars_over(words, box) * 1000 <= SCAN_REGION_MAX_TEXT_DENSITY * area(box):
             inside = [x for b, x in pieces if overlaps(b, box, 0.0)]
-            out.append(Picture(_rounded(box), frozenset(inside) if all(inside) else frozenset()))
+            out.append(Picture(rounded(box), frozenset(inside) if all(inside) else frozenset()))
     return out
 
 
@@ -107,10 +107,6 @@ def repeated_images(pictures: Sequence[Sequence[Picture]]) -> frozenset[int]:
     return frozenset(x for x, seen in pages.items() if len(seen) >= 2)
 
 
-def _rounded(box: BBox) -> BBox:
-    return (round(box[0], 2), round(box[1], 2), round(box[2], 2), round(box[3], 2))
-
-
 def with_figures(pictures: Sequence[Picture], figures: Sequence[BBox]) -> tuple[list[Picture], list[BBox]]:
     """``pictures`` and drawn ``figures`` with each picture a figure
     overlaps made part of it (a figure of images and drawn arrows is one):
@@ -123,7 +119,7 @@ def with_figures(pictures: Sequence[Picture], figures: Sequence[BBox]) -> tuple[
             left.append(pic)
             continue
         figures[hit[0]] = union([figures[hit[0]], pic.bbox])
-    return left, [_rounded(f) for f in merge_overlapping(figures, 0.0, 0.0)]
+    return left, [rounded(f) for f in merge_overlapping(figures, 0.0, 0.0)]
 
 
 def _chars_over(words: Sequence, box: BBox) -> int:
