@@ -17,10 +17,11 @@ from .blocks.candidates import BlockCandidate
 from .blocks.scoring import text_rows
 from .geometry import BBox, rounded
 from .layout.headings import Draft, classify
+from .layout.page import PageLayout
 from .layout.paragraphs import Para
-from .layout.page import PageLayout, turned
+from .read.orientation import turned_box
 from .read.rtl import has_rtl, right_to_left_table, row_reading_order
-from .records import Fragment
+from .records import Fragment, dominant_size
 
 _CONTINUED = ("continued", "cont.", "tiếp", "tiếp theo")
 
@@ -115,7 +116,7 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
                 for draft in drafts_by_para[id(item)]:
                     segment = _segment(draft, len(segments) + 1, lay, settings)
                     if segment is not None and id(item) in lay.sideways_items:
-                        segment = dataclasses.replace(segment, bbox=rounded(turned(draft.bbox, lay.sideways_back)))
+                        segment = dataclasses.replace(segment, bbox=rounded(turned_box(draft.bbox, lay.sideways_back)))
                     if segment is not None:
                         segments.append(segment)
                         last_segment = segment.segment_id
@@ -131,7 +132,7 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
                     page_no=lay.page_no,
                     printed_page=lay.printed_page,
                     printed_label=lay.printed_label,
-                    bbox=rounded(turned(item.bbox, lay.sideways_back) if id(item) in lay.sideways_items else item.bbox),
+                    bbox=rounded(turned_box(item.bbox, lay.sideways_back) if id(item) in lay.sideways_items else item.bbox),
                     text=text,
                     anchor_segment_id=last_segment,
                     continues=continues.get(p.block_id, ""),
@@ -146,15 +147,7 @@ def prose_font_size(paras: list[Para], default: float) -> float:
     """The size most characters of the prose are set in (tables lifted out,
     so a document that is mostly table still measures its headings against
     its running text)."""
-    weights: dict[float, int] = {}
-    for p in paras:
-        for f in p.fragments:
-            for w in f.words:
-                key = round(w.size * 2) / 2
-                weights[key] = weights.get(key, 0) + len(w.text)
-    if not weights:
-        return default
-    return max(weights, key=lambda s: (weights[s], -s))
+    return dominant_size((w for p in paras for f in p.fragments for w in f.words), default)
 
 
 def _segment(draft: Draft, number: int, lay: PageLayout, settings: Settings) -> Segment | None:

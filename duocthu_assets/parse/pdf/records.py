@@ -251,3 +251,15 @@ class Picture(NamedTuple):
 
 def fragments_in(bbox: BBox, fragments, pad: float = 1.0) -> list[Fragment]:
     return [f for f in fragments if contains_point(bbox, *center(f.bbox), pad=pad)]
+
+
+def dominant_size(words, default: float) -> float:
+    """The size most characters of ``words`` are set in, to the half point
+    (the smaller of equals); ``default`` when there are none."""
+    weights: dict[float, int] = {}
+    for w in words:
+        key = round(w.size * 2) / 2
+        weights[key] = weights.get(key, 0) + len(w.text)
+    if not weights:
+        return default
+    return max(weights, key=lambda s: (weights[s], -s))

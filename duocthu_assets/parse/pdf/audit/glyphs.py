@@ -13,9 +13,16 @@ from ....settings.pdf import resolve_pdf_settings
 from ..blocks.lines import word_formula_operators
 from ..geometry import BBox, center, contains_point
 from ..read import page as pdf_page
-from ..read.fractions import barred_pairs, fraction_bars, join_inline_fractions, stacked_pairs
+from ..read.fractions import (
+    barred_pairs,
+    fraction_bars,
+    join_inline_fractions,
+    stacked_pairs,
+)
 from ..read.glyphs import UNMAPPED
-from ..read.page import turned_box, read_page, read_drawings, reading_matrix, unrotated_size
+from ..read.orientation import reading_matrix, turned_box, unrotated_size
+from ..read.page import read_page
+from ..read.rules import read_drawings
 from ..read.script_marks import attach_script_fragments
 from ..read.scripts import LooseScript, attach_script_lines, unattached_script_lines
 from ..records import LONE_OPERATORS, Word, make_fragment

@@ -16,15 +16,17 @@ from ..blocks.display_math import has_lone_operator, may_hold_math
 from ..blocks.find import find_rule_blocks
 from ..blocks.formulas import bar_fragments, display_bars
 from ..blocks.grids import cut_at_rules
-from ..engine import pymupdf
-from ..furniture.detect import PageFurniture, is_rotated
+from ..furniture.bands import is_rotated
+from ..furniture.detect import PageFurniture
 from ..geometry import BBox, center, contains_point, union
 from ..read.fractions import fraction_bars, join_inline_fractions
 from ..read.ocr_need import needs_ocr
-from ..read.script_marks import attach_script_fragments
+from ..read.orientation import turned_box
 from ..read.pictures import reading_position
+from ..read.script_marks import attach_script_fragments
 from ..records import Fragment, PageContent, Rule, fragments_in
-from .order import Leaf, order_page
+from .items import Leaf
+from .order import order_page
 from .paragraphs import Para, leaf_paragraphs, split_paragraphs
 
 
@@ -142,7 +144,7 @@ def with_sideways(layout: PageLayout, content: PageContent, settings: PdfSetting
     none = PageFurniture(content.page_no, frozenset(), None, "")
     sub = layout_page(region, none, settings, body_size)
     back = ~content.sideways_matrix
-    box = turned(union(w.bbox for w in region.words), back)
+    box = turned_box(union(w.bbox for w in region.words), back)
     upright = union(w.bbox for w in content.words) if content.words else box
     # to the left of the upright text (its middle left of theirs), or above all of it
     first = (box[0] + box[2]) < (upright[0] + upright[2]) or box[3] <= upright[1] + 1
@@ -156,12 +158,6 @@ def with_sideways(layout: PageLayout, content: PageContent, settings: PdfSetting
         sideways_leaves=frozenset(map(id, sub.leaves)),
         sideways_back=back,
     )
-
-
-def turned(bbox: BBox, matrix) -> BBox:
-    """``bbox`` after a quarter turn."""
-    r = pymupdf.Rect(bbox) * matrix
-    return (r.x0, r.y0, r.x1, r.y1)
 
 
 def with_paragraphs(layout: PageLayout, settings: PdfSettings, line_gap: float) -> PageLayout:

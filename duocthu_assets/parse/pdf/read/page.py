@@ -16,7 +16,7 @@ from __future__ import annotations
 from ....settings.pdf import PdfSettings
 from ..engine import PageImages, pymupdf
 from ..geometry import BBox
-from ..records import PageContent, Picture, Word
+from ..records import PageContent, Picture, Word, dominant_size
 from .hidden import (
     blank_boxes,
     covered_words,
@@ -171,11 +171,4 @@ def image_cover(page) -> float:
 
 def body_font_size(pages: list[PageContent]) -> float:
     """The size most characters of the document are set in."""
-    weights: dict[float, int] = {}
-    for page in pages:
-        for w in page.words:
-            key = round(w.size * 2) / 2
-            weights[key] = weights.get(key, 0) + len(w.text)
-    if not weights:
-        return 10.0
-    return max(weights, key=lambda s: (weights[s], -s))
+    return dominant_size((w for page in pages for w in page.words), 10.0)
