@@ -10,10 +10,12 @@ from tests.support.paths import REPO
 
 
 def load_script(name: str):
-    """``scripts/<name>.py`` executed as a module (scripts/ on the path, for
-    the siblings it imports)."""
+    """``scripts/<name>.py`` executed as the module ``name`` (registered in
+    ``sys.modules``, where its dataclasses look their module up; scripts/
+    on the path, for the siblings it imports)."""
     spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     sys.path.insert(0, str(REPO / "scripts"))
     spec.loader.exec_module(module)
     return module
