@@ -132,21 +132,21 @@ def measure_samples() -> dict:
 
 class _Timed:
     """Wall time spent in a few functions of ``duocthu_assets.ingest.run`` and
-    the modules it calls during one ingest, by wrapping them where they are
+    the modules it calls (``report``, ``rounds``) during one ingest, by wrapping them where they are
     looked up (``summarize`` twice: ``ingest()`` calls it, and so does
     ``summarize_unchanged``)."""
 
     NAMES = {
-        "ingest": ("scan", "register_files", "refresh_index_until_current", "summarize", "summarize_unchanged",
-                   "remember_outcomes", "remember_snapshot"),
-        "ingest_report": ("summarize",),
-        "ingest_runs": ("execute_round",),
+        "run": ("scan", "register_files", "refresh_index_until_current", "summarize", "summarize_unchanged",
+                "remember_outcomes", "remember_snapshot"),
+        "report": ("summarize",),
+        "rounds": ("execute_round",),
     }
 
     def __init__(self):
         import importlib
 
-        self.modules = {m: importlib.import_module(f"duocthu_assets.runtime.{m}") for m in self.NAMES}
+        self.modules = {m: importlib.import_module(f"duocthu_assets.ingest.{m}") for m in self.NAMES}
         self.seconds, self.saved = {}, []
 
     def __enter__(self) -> dict[str, float]:
