@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from duocthu_assets.evaluation.runner import default_corpus_dirs
+
 CHILD = r"""
 import json, sys, time
 from pathlib import Path
@@ -35,7 +37,7 @@ for data in datas:
         pass
 print(json.dumps({"cpu_ms": (time.process_time() - start) * 1000, "files": len(files)}))
 """
-DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+DEFAULT_CORPUS = default_corpus_dirs()[0]  # $DUOCTHU_CORPUS, else ../shared/corpus
 
 
 def run(tree: Path, corpus: Path) -> dict:

@@ -4,7 +4,7 @@ parser returns (segments, blocks, furniture, page accounts, warnings).
 A refactor that must not change behaviour runs this before and after and
 compares: ``python bench/parse_digest.py --out before.json`` then
 ``python bench/parse_digest.py --compare before.json``. Reads
-``../shared/corpus`` (or ``--corpus``); PDF, DOCX, XLSX and CSV files.
+``$DUOCTHU_CORPUS`` or ``../shared/corpus`` (or ``--corpus``); PDF, DOCX, XLSX and CSV files.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ import json
 import sys
 from pathlib import Path
 
+from duocthu_assets.evaluation.runner import default_corpus_dirs
 from duocthu_assets.formats import detect_format
-from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
 from duocthu_assets.parse import parse_document
+from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
 from duocthu_assets.settings import Settings
 
 SUFFIXES = {".pdf", ".docx", ".xlsx", ".csv"}
-DEFAULT_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+DEFAULT_CORPUS = default_corpus_dirs()[0]  # $DUOCTHU_CORPUS, else ../shared/corpus
 
 
 def digest(path: Path, settings: Settings) -> str:
