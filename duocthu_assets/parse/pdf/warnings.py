@@ -33,7 +33,7 @@ def recovered_stream(page_no: int, note: str) -> str:
 
 
 def attached_files(names: list[str]) -> str | None:
-    """Files attached to the PDF (issue 22: dropped silently before)."""
+    """Files attached to the PDF: named, since their content is not read."""
     if not names:
         return None
     shown = ", ".join(names[:5]) + (" …" if len(names) > 5 else "")

@@ -114,7 +114,7 @@ def _separated_rows(rows, frags, rules, settings: PdfSettings, in_band, top: boo
         lone_number = k == 0 and len(row) == 1 and parse_page_number(frags[row[0]].text) is not None
         if gap >= settings.furniture_gap_em * max(height, 1.0) or ruled or (lone_number and gap >= settings.lone_number_gap_em * height):
             if ruled and top and len(group) >= 2 and all(len(r) >= 2 for r in group):
-                break  # rows of cells over a rule: the rest of a table carried over from the page before (issue 15)
+                break  # rows of cells over a rule: the rest of a table carried over from the page before
             if len(group) <= settings.furniture_max_rows:
                 first = k + 1 - len(group)
                 out += [BandRow(tuple(r), top, first + j == 0, ruled) for j, r in enumerate(group)]

@@ -1,4 +1,4 @@
-"""Inline stacked fractions in prose (issue 15).
+"""Inline stacked fractions in prose.
 
 A fraction set inside a line of running text (``(ϵ/4γ, ϵ/γ)-admissible``)
 is a numerator over a short drawn bar over a denominator, all three between

@@ -1,4 +1,4 @@
-"""Inline superscripts and subscripts marked in a line's words (issue 15).
+"""Inline superscripts and subscripts marked in a line's words.
 
 A run of characters set smaller than the line's text and raised or lowered
 off its baseline is written ``x^3`` / ``x_i`` (``10^{−3}``, ``x_{ij}`` for a

@@ -1,4 +1,4 @@
-"""Inline scripts that MuPDF sets on lines of their own (issue 15).
+"""Inline scripts that MuPDF sets on lines of their own.
 
 MuPDF starts a new line wherever the baseline jumps, so a superscript or a
 subscript can come out of ``get_text("dict")`` as a line of its own (the
