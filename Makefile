@@ -29,9 +29,8 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/duocthu ingest $(INBOX) --warehouse $(WAREHOUSE) --report $(WAREHOUSE)/last_ingest.json
 
-# the import contracts of .importlinter first (seconds), then the suite
+# the suite; tests/repo/test_architecture.py runs lint-imports (.importlinter)
 test: setup
-	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 
 # The UI, the daemon (inbox sensor, nightly schedule, run queue) and a code
