@@ -126,10 +126,13 @@ def read_head(data: bytes, fmt: Format, settings: Settings) -> dict[str, Any]:
     nothing named one, with the evidence (parse/profiles/detect.py)."""
     from .parse.identity import read_identity
     from .parse.preview import read_preview
+    from .parse.profiles.detect import apply_detection
 
     preview = read_preview(data, fmt, settings)
     identity = read_identity(preview.lines, preview.properties)
-    return {"identity": identity.as_record()}
+    chosen, evidence = apply_detection(settings, preview.lines)
+    return {"identity": identity.as_record(), "profile_evidence": list(evidence),
+            "profile": chosen.profile.value, "settings": chosen.as_record()}
 
 
 def refused_on_sight(record: DocumentRecord) -> bool:

@@ -35,6 +35,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 
 from ..model import DocumentIdentity
+from .profiles.detect import NATIONAL_HEADER
 from .profiles.legal import DOC_TYPES
 
 __all__ = ["NUMBER", "DocumentIdentity", "aliases_for", "identity_from_record", "read_identity"]
@@ -62,7 +63,6 @@ _PRECEDENT = re.compile(r"^ÁN LỆ\s+SỐ\s+(?P<number>" + NUMBER.pattern + r")
 _DATE = r"ngày\s+(?P<d>\d{1,2})\s+tháng\s+(?P<m>\d{1,2})\s+năm\s+(?P<y>(?:19|20)\d\d)"
 _PLACE_DATE = re.compile(r"^[^\W\d_][^,\d]{1,40},\s*" + _DATE, re.IGNORECASE)
 _ADOPTED = re.compile(r"^Được\s+(?P<body>.+?)\s+thông qua\s+" + _DATE, re.IGNORECASE | re.DOTALL)
-NATIONAL_HEADER = re.compile(r"CỘNG\s+HO[ÀA]\s+XÃ\s+HỘI\s+CHỦ\s+NGHĨA\s+VIỆT\s+NAM", re.IGNORECASE)
 _RULE = re.compile(r"^[\s_\-–—=.*]*$")
 _DOC_TYPE = re.compile(r"^(?P<type>" + "|".join(sorted(map(re.escape, DOC_TYPES), key=len, reverse=True)) + r")(?=$|\s|[A-ZÀ-ỸĐ][a-zà-ỹđ])")
 _SUBJECT_STOP = re.compile(r"^(?:Căn cứ|Được|Nguồn|Theo đề nghị|Chương|Điều\s+\d|PHẦN|Phần thứ|Mục\s+\d|Nơi nhận)", re.IGNORECASE)
@@ -74,6 +74,7 @@ KIND_SHORT = {  # the abbreviations a number is cited with
     "thông tư liên tịch": "TTLT", "nghị quyết liên tịch": "NQLT", "pháp lệnh": "PL", "án lệ": "AL",
 }
 _SUBJECT_MAX_LINES = 5
+_KIND_NAMES = {"hợp đồng": "contract"}  # the one kind named in English, as a Persian or English contract is
 
 
 def _nfc(text: str) -> str:
@@ -134,7 +135,7 @@ def read_identity(lines: Sequence[str], properties: Mapping[str, str] | None = N
             break
         m = _DOC_TYPE.match(line)
         if m and (line.isupper() or m.end() < len(line)) and len(line.split()) <= 40:
-            kind, type_at = m.group("type").lower(), i
+            kind, type_at = _KIND_NAMES.get(m.group("type").lower(), m.group("type").lower()), i
             evidence.append(f"kind: {line}")
             break
     if not kind:
