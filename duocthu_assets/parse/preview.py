@@ -20,6 +20,7 @@ PREVIEW_PARAGRAPHS = 250
 PREVIEW_CHARS = 40_000
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
+CORE_MAX_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -64,31 +65,48 @@ def _pdf_preview(data: bytes) -> Preview:
 
 
 def _docx_preview(data: bytes, settings: Settings) -> Preview:
-    from .office.ooxml_safety import open_package, read_xml
+    """The first body paragraphs, read as a stream and stopped early: the
+    whole package is checked by the parser (ooxml_safety) later; here only
+    the two parts read are bounded, and their XML parsed with no entity
+    resolved and no DTD loaded."""
+    import io
+    import zipfile
 
-    with open_package(data, settings) as zf:
-        root = read_xml(zf, "word/document.xml")
-        core = read_xml(zf, "docProps/core.xml")
+    from lxml import etree
+
+    lines: list[str] = []
+    title = ""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        names = set(zf.namelist())
+        main = "word/document.xml"
+        if main in names and zf.getinfo(main).file_size <= settings.max_uncompressed_bytes:
+            with zf.open(main) as fh:
+                lines = _paragraphs(etree.iterparse(fh, events=("end",), tag=f"{_W}p", resolve_entities=False,
+                                                    load_dtd=False, no_network=True, huge_tree=False))
+        core = "docProps/core.xml"
+        if core in names and zf.getinfo(core).file_size <= CORE_MAX_BYTES:
+            root = etree.fromstring(zf.read(core), etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True))
+            node = root.find(_DC_TITLE)
+            title = (node.text or "").strip() if node is not None else ""
+    return Preview(tuple(lines), {"title": title} if title else {})
+
+
+def _paragraphs(events) -> list[str]:
     lines: list[str] = []
     size = 0
-    if root is not None:
-        for p in root.iter(f"{_W}p"):
-            if p.find(f".//{_W}p") is not None:
-                continue  # a paragraph holding others (a text box): its own paragraphs are read
-            parts: list[str] = []
-            for node in p.iter(f"{_W}t", f"{_W}br", f"{_W}cr", f"{_W}tab"):
-                if node.tag == f"{_W}t":
-                    parts.append(node.text or "")
-                else:
-                    parts.append("\t" if node.tag == f"{_W}tab" else "\n")
-            text = "".join(parts)
-            if text.strip():
-                lines.append(text)
-                size += len(text)
-            if len(lines) >= PREVIEW_PARAGRAPHS or size > PREVIEW_CHARS:
-                break
-    title = ""
-    if core is not None:
-        node = core.find(_DC_TITLE)
-        title = (node.text or "").strip() if node is not None else ""
-    return Preview(tuple(lines), {"title": title} if title else {})
+    for _, p in events:
+        if p.find(f".//{_W}p") is not None:
+            continue  # a paragraph holding others (a text box): its own paragraphs were read
+        parts: list[str] = []
+        for node in p.iter(f"{_W}t", f"{_W}br", f"{_W}cr", f"{_W}tab"):
+            if node.tag == f"{_W}t":
+                parts.append(node.text or "")
+            else:
+                parts.append("\t" if node.tag == f"{_W}tab" else "\n")
+        text = "".join(parts)
+        if text.strip():
+            lines.append(text)
+            size += len(text)
+        if len(lines) >= PREVIEW_PARAGRAPHS or size > PREVIEW_CHARS:
+            break
+    return lines

@@ -39,4 +39,19 @@ def test_what_cannot_be_read_is_an_empty_preview():
     assert read_preview(b"%PDF-1.7 broken", Format.PDF, Settings()).lines == ()
     assert read_preview(b"PK\x03\x04 broken", Format.DOCX, Settings()).lines == ()
     assert read_preview(b"a,b\n1,2\n", Format.CSV, Settings()).lines == ()
-    assert read_preview(plain_docx(DECREE), Format.DOCX, Settings(max_compression_ratio=1.0)).lines == ()  # refused package
+    assert read_preview(plain_docx(DECREE), Format.DOCX, Settings()).lines[:3] == tuple(DECREE[:3])
+
+
+def test_hostile_xml_is_never_expanded_nor_fetched(tmp_path):
+    """The preview parses with no entity resolved and no DTD loaded: a
+    billion laughs stays unexpanded, an external entity unread (the parser
+    refuses both files later, with its reason)."""
+    from tests.support.hostile_ooxml import (
+        make_billion_laughs_docx,
+        make_external_entity_docx,
+    )
+
+    laughs = read_preview(make_billion_laughs_docx(tmp_path / "l.docx").read_bytes(), Format.DOCX, Settings())
+    assert sum(len(line) for line in laughs.lines) < 1000
+    xxe = read_preview(make_external_entity_docx(tmp_path / "x.docx").read_bytes(), Format.DOCX, Settings())
+    assert not any("root:" in line for line in xxe.lines)
