@@ -162,9 +162,8 @@ def read_identity(lines: Sequence[str], properties: Mapping[str, str] | None = N
                 evidence.append(f"number: {line}")
             break
     if number_at > 0:
-        above = [ln for ln in header[:number_at] if not NATIONAL_HEADER.search(ln) and not _RULE.match(ln)]
-        if above and all(_upper(ln) for ln in above[-2:]):
-            issuer = " ".join(above[-2:]) if len(above) >= 2 and len(above[-1].split()) <= 3 and _upper(above[-2]) else above[-1]
+        issuer = _issuer_above(header[:number_at])
+        if issuer:
             evidence.append(f"issuer: {issuer}")
 
     for line in header[: type_at if type_at > 0 else HEADER_LINES]:
@@ -196,13 +195,36 @@ def read_identity(lines: Sequence[str], properties: Mapping[str, str] | None = N
     return dataclasses.replace(identity, aliases=aliases_for(identity))
 
 
-_NOT_A_TITLE = re.compile(r"^(?:untitled|document\d*|microsoft word\b.*|.*\.(?:docx?|pdf|rtf|odt))$|^[\W\d_]", re.IGNORECASE)
+_NOT_A_TITLE = re.compile(
+    r"^(?:untitled|document\d*|microsoft (?:word|powerpoint|excel)\b.*|powerpoint presentation|presentation\d*|slide \d+"
+    r"|.*\.[a-z0-9]{2,4}|\S*/\S*)$|^[\W\d_]",  # a file name (x.txt, Normal.dot), a path or address, a date or number
+    re.IGNORECASE,
+)
 
 
 def _names_a_document(prop: str) -> bool:
-    """A title property worth keeping: words, not a file name, a date or a
-    template's placeholder ("2022-09-06 (1)", "Microsoft Word - x.doc")."""
+    """A title property worth keeping: words, not a file name, a path, a date
+    or a template's placeholder ("2022-09-06 (1)", "Microsoft Word - x.doc",
+    "Normal.dot", "PowerPoint Presentation")."""
     return sum(c.isalpha() for c in prop) >= 4 and not _NOT_A_TITLE.match(prop)
+
+
+ISSUER_MAX_LINES = 3
+
+
+def _issuer_above(lines: list[str]) -> str:
+    """The upper-case lines printed just above the number line, outermost
+    body first ("TÒA ÁN NHÂN DÂN TỐI CAO HỘI ĐỒNG THẨM PHÁN", "ỦY BAN NHÂN DÂN
+    TỈNH PHÚ THỌ"); rules skipped, the national header and anything not in
+    capitals end it."""
+    block: list[str] = []
+    for line in reversed(lines):
+        if _RULE.match(line):
+            continue
+        if NATIONAL_HEADER.search(line) or not _upper(line) or len(block) == ISSUER_MAX_LINES:
+            break
+        block.insert(0, line)
+    return " ".join(block)
 
 
 def _upper(line: str) -> bool:

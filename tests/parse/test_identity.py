@@ -47,6 +47,21 @@ def test_a_precedent_gives_its_number_adopting_body_and_date():
     assert {"Án lệ số 43", "Án lệ 43/2021/AL", "AL 43/2021"} <= set(identity.aliases)
 
 
+@pytest.mark.parametrize(
+    ("head", "issuer"),
+    [
+        (["TÒA ÁN NHÂN DÂN TỐI CAO", "HỘI ĐỒNG THẨM PHÁN", "-------", "Số: 04/2017/NQ-HĐTP"], "TÒA ÁN NHÂN DÂN TỐI CAO HỘI ĐỒNG THẨM PHÁN"),
+        (["ỦY BAN NHÂN DÂN", "TỈNH PHÚ THỌ", "Số: 28/2023/QĐ-UBND"], "ỦY BAN NHÂN DÂN TỈNH PHÚ THỌ"),
+        (["CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "BỘ Y TẾ", "Số: 06/2024/TT-BYT"], "BỘ Y TẾ"),
+        (["Độc lập - Tự do - Hạnh phúc", "Số: 06/2024/TT-BYT"], ""),
+    ],
+)
+def test_the_issuer_is_the_block_printed_above_the_number(head, issuer):
+    identity = read_identity(head + ["NGHỊ QUYẾT"])
+    assert identity.issuer == issuer
+    assert identity.number == head[-1].removeprefix("Số: ")
+
+
 def test_a_footnote_mark_after_the_precedent_number_is_not_part_of_it():
     assert read_identity(["ÁN LỆ SỐ 43/2021/AL1"]).number == "43/2021/AL"
 
@@ -64,7 +79,9 @@ def test_nothing_is_guessed():
 
 def test_the_title_property_is_the_last_resort_and_junk_is_refused():
     assert read_identity(["Welcome."], {"title": "Quy chế nội bộ"}).title == "Quy chế nội bộ"
-    for junk in ("2022-09-06 (1)", "Microsoft Word - x.doc", "Document1", "abc"):
+    assert read_identity([], {"title": "S2ORC: The Semantic Scholar Open Research Corpus"}).title.startswith("S2ORC")
+    for junk in ("2022-09-06 (1)", "Microsoft Word - x.doc", "Document1", "abc", "Normal.dot", "zen_of_python.txt",
+                 "PowerPoint Presentation", "sec.gov/Archives/edgar/data/1704287"):
         assert read_identity(["Welcome."], {"title": junk}).title == ""
     # a Word file titled by its issuer names no document
     assert read_identity(["QUỐC HỘI", "Luật số: 91/2015/QH13"], {"title": "QUỐC HỘI"}).title == ""
