@@ -186,7 +186,7 @@ class _Built:
     run_errors: dict[str, str] = field(default_factory=dict)
     runs: int = 0
 
-    def merge(self, other: "_Built") -> None:
+    def merge(self, other: _Built) -> None:
         self.summaries.update(other.summaries)
         self.run_errors.update(other.run_errors)
         self.runs += other.runs

@@ -63,6 +63,16 @@ def is_transient(reason: str) -> bool:
     return any(cause in lowered for cause in TRANSIENT_CAUSES)
 
 
+def transient_failure(warehouse: Warehouse, doc_id: str) -> str | None:
+    """The reason ``doc_id``'s last build failed for a passing cause, if it
+    did (a step's failure record, or its parsed_documents row); None else."""
+    reasons = list(read_failures(warehouse, doc_id).values())
+    parsed = first_row(warehouse.read_table("parsed_documents", doc_id))
+    if parsed is not None and parsed["status"] == "failed":
+        reasons.append(parsed["reason"])
+    return next((r for r in reasons if is_transient(r)), None)
+
+
 def _record_path(warehouse: Warehouse, stage: str, doc_id: str):
     return warehouse.path(FOLDER, stage, f"{doc_id}.json")
 

@@ -9,7 +9,14 @@ from collections import Counter
 
 import pytest
 
-from tests.support.faults import clean_digest, differences, ingest_process, output_digest, small_inbox, statuses
+from tests.support.faults import (
+    clean_digest,
+    differences,
+    ingest_process,
+    output_digest,
+    small_inbox,
+    statuses,
+)
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from duocthu_assets.retrieval import Searcher
-
-from tests.support.faults import clean_digest, differences, ingest_here, output_digest, small_inbox, statuses
+from tests.support.faults import (
+    clean_digest,
+    differences,
+    ingest_here,
+    output_digest,
+    small_inbox,
+    statuses,
+)
 
 pytestmark = pytest.mark.slow
 

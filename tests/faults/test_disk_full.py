@@ -17,7 +17,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.faults import clean_digest, differences, fill, loop_disk, output_digest, run_ingest, small_inbox, statuses
+from tests.support.faults import (
+    clean_digest,
+    differences,
+    fill,
+    loop_disk,
+    output_digest,
+    run_ingest,
+    small_inbox,
+    statuses,
+)
 
 pytestmark = pytest.mark.slow
 

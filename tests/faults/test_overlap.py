@@ -9,7 +9,15 @@ import json
 
 import pytest
 
-from tests.support.faults import clean_digest, differences, ingest_here, ingest_process, output_digest, small_inbox, statuses
+from tests.support.faults import (
+    clean_digest,
+    differences,
+    ingest_here,
+    ingest_process,
+    output_digest,
+    small_inbox,
+    statuses,
+)
 
 pytestmark = pytest.mark.slow
 

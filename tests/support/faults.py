@@ -13,8 +13,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -105,17 +105,17 @@ def loop_disk(target: Path, size_mb: int = LOOP_MB) -> Iterator[Path]:
     loop_device_or_skip(target)
     image = Path(tempfile.mkdtemp(prefix="duocthu-loop-")) / "disk.ext4"  # on another disk than the one made
     subprocess.run(["truncate", "-s", f"{size_mb}M", str(image)], check=True)
-    made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", str(image)], capture_output=True, text=True)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", str(image)], capture_output=True, text=True, check=False)
     if made.returncode != 0:
         pytest.skip(f"mkfs.ext4 failed: {made.stderr.strip()}")
     target.mkdir(parents=True, exist_ok=True)
-    mounted = subprocess.run(["mount", "-o", "loop", str(image), str(target)], capture_output=True, text=True)
+    mounted = subprocess.run(["mount", "-o", "loop", str(image), str(target)], capture_output=True, text=True, check=False)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a loop file system here: {mounted.stderr.strip()}")
     try:
         yield target
     finally:
-        subprocess.run(["umount", "-l", str(target)], capture_output=True)
+        subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
         shutil.rmtree(image.parent, ignore_errors=True)
 
 
