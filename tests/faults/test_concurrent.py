@@ -5,6 +5,7 @@ temporary file, and the warehouse ends byte for byte a clean ingest."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -27,8 +28,6 @@ def test_four_ingests_of_one_folder_at_once_build_each_document_once_and_end_as_
     processes = [ingest_process([inbox], warehouse, report) for report in reports]
     said = [p.communicate(timeout=900) for p in processes]
     assert [p.returncode for p in processes] == [0] * 4, [s[1][-2000:] for s in said]
-
-    import json
 
     built = Counter()
     for report in reports:
