@@ -18,7 +18,7 @@ setup: $(STAMP) hooks
 hooks:
 	@git rev-parse --git-dir >/dev/null 2>&1 && git config core.hooksPath .githooks || true
 
-.PHONY: setup hooks run test ui browser bench clean-warehouse scale-deps scale-setup scale-test
+.PHONY: setup hooks run test ui browser faults-deps bench clean-warehouse scale-deps scale-setup scale-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,13 @@ browser:
 	  || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	  || echo "make browser: chromium could not be installed; the browser test will be skipped" >&2
 	@command -v chromium >/dev/null 2>&1 && chromium --version 2>/dev/null || true
+
+# mkfs.ext4 for the disk-full tests of tests/faults/ (an ext4 image on a loop
+# device, needs root); idempotent. Without it, or without root, they skip saying why.
+faults-deps:
+	@command -v mkfs.ext4 >/dev/null 2>&1 \
+	  || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >/dev/null) \
+	  || echo "make faults-deps: e2fsprogs could not be installed; the disk-full fault tests will be skipped" >&2
 
 bench: setup
 	$(BIN)/python bench/ingest.py

@@ -16,6 +16,7 @@ from .inbox.registry import DocumentRecord, Registry
 from .assets.partitions import documents
 from .runtime import inbox_snapshot
 from .runtime.blocked import SETTLES_TAG, settling_requests
+from .runtime.step_failures import transient_failure
 from .resources import WarehouseResource
 from .version import code_version
 from .warehouse import Warehouse
@@ -176,7 +177,7 @@ def _after_ingest(context: dg.RunStatusSensorContext, warehouse: WarehouseResour
     if SETTLES_TAG in run.tags:
         return dg.SkipReason(f"run {run.run_id} only settled checks a blocked document never reached")
     partition = run.tags.get("dagster/partition")
-    if partition:
+    if partition and transient_failure(warehouse.get(), partition) is None:  # else: due again (nightly, `duocthu ingest`)
         record_built(Registry(warehouse.get()), [partition], code_version())
     return [dg.RunRequest(run_key=f"index-after-{run.run_id}", job_name=refresh_index_job.name)]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from .settings import Profile
 
 def _ingest(args: argparse.Namespace) -> int:
     from .ingest.run import ingest
-    from .ingest.errors import disk_full_message
+    from .ingest.errors import disk_full_message, unwritable_message
     from .ingest.plan import IngestSettingError
 
     try:
@@ -21,15 +22,27 @@ def _ingest(args: argparse.Namespace) -> int:
         print(f"duocthu ingest: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
-        full = disk_full_message(exc, args.warehouse)
-        if full is None:
+        said = disk_full_message(exc, args.warehouse) or unwritable_message(exc, args.warehouse)
+        if said is None:
             raise
-        print(f"duocthu ingest: {full}", file=sys.stderr)
+        print(f"duocthu ingest: {said}", file=sys.stderr)
+        _write_report(args.report, json.dumps({"warehouse": args.warehouse, "error": said, "documents": [], "problems": []},
+                                              ensure_ascii=False, indent=2))
         return 3
-    if args.report:
-        Path(args.report).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.report).write_text(result.to_json() + "\n", encoding="utf-8")
+    _write_report(args.report, result.to_json())
     return 0 if result.all_ok else 1
+
+
+def _write_report(report: str | None, text: str) -> None:
+    """``--report FILE``, also when the ingest stopped (a full disk): the
+    file then says why, and a script reading it is not left with none."""
+    if not report:
+        return
+    try:
+        Path(report).parent.mkdir(parents=True, exist_ok=True)
+        Path(report).write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"duocthu ingest: the report {report} could not be written: {exc.strerror or exc}", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:

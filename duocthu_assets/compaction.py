@@ -289,6 +289,12 @@ def compact_asset(warehouse: Warehouse, asset: str, parts: int = PARTS, only: It
                 fh.write(json.dumps(sorted(current), ensure_ascii=False).encode("utf-8", "surrogatepass"))
             os.utime(probe, ns=(started, started))
             os.replace(probe, marker)
+        except BaseException:
+            # not compacted (a full disk): without its marker the next compaction
+            # rebuilds every part, and the next ingest knows it must run one
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(marker)
+            raise
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(probe)

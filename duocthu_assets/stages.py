@@ -3,6 +3,7 @@ over their partitions that call these and hand tables to the IO manager."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -156,8 +157,11 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
             )
     if folder.exists():
         for stale in folder.iterdir():
-            if stale.name not in keep:
-                stale.unlink()
+            # only PNGs of earlier versions: a hidden temporary file is another
+            # writer's crop in flight (a concurrent ingest), never this one's to delete
+            if stale.name not in keep and stale.name.endswith(".png") and not stale.name.startswith("."):
+                with contextlib.suppress(FileNotFoundError):  # another writer removed it first
+                    stale.unlink()
     return rows
 
 

@@ -6,6 +6,7 @@ changed document are rewritten. Its ``tables_match_files`` check fails,
 naming the asset and the reason, when an asset could not be compacted (its
 tables then still hold what they held: whole documents, older versions)."""
 
+import errno
 from typing import Optional
 
 import dagster as dg
@@ -57,7 +58,8 @@ def warehouse_tables(context: dg.AssetExecutionContext, warehouse: WarehouseReso
             failed[asset] = str(exc)
             context.log.error(f"warehouse_tables: {exc}")
         except OSError as exc:  # a full disk: this asset's tables keep their last whole state
-            failed[asset] = f"{asset}: not compacted: {exc}"
+            why = (exc.strerror or str(exc)).lower() if exc.errno == errno.ENOSPC else str(exc)
+            failed[asset] = f"{asset}: not compacted: {why}" + (f" ({exc.filename})" if exc.errno == errno.ENOSPC and exc.filename else "")
             context.log.error(f"warehouse_tables: {exc}")
     message = "; ".join(failed.values()) if failed else f"{len(reports)} assets compacted"
     return dg.MaterializeResult(

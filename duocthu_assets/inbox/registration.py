@@ -46,6 +46,7 @@ def register_files(
     as_dict: dict[int, tuple[Settings, dict]] = {}  # id(settings) -> (it, its registry form): made once per folder
     # paths handled as strings: at 10,000 files, pathlib's parsing and hashing per file cost more than the stat
     roots: dict[Path, str] = {}
+    identity = FileIdentity(registry)
     for root, file in found:
         path = str(file)
         under = roots.get(root)
@@ -53,9 +54,13 @@ def register_files(
             under = roots[root] = os.path.join(str(root), "")
         relative = path[len(under):].replace(os.sep, "/") if path.startswith(under) else file.relative_to(root).as_posix()
         doc_id = doc_id_for(relative)
-        taken = registry.records.get(doc_id)
-        if taken is not None and taken.path != path and os.path.exists(taken.path):
-            doc_id = doc_id_for(relative, force_hash=True)  # "a/b.pdf" beside "a-b.pdf"
+        known = identity.doc_id_of(path, doc_id)  # one file, one document: however it was reached
+        if known is not None:
+            doc_id = known
+        else:
+            taken = registry.records.get(doc_id)
+            if taken is not None and taken.path != path and os.path.exists(taken.path):
+                doc_id = doc_id_for(relative, force_hash=True)  # "a/b.pdf" beside "a-b.pdf"
         key = (os.path.dirname(path), profile_override)
         if key not in settings_cache:
             try:
@@ -78,7 +83,7 @@ def register_files(
         if id(settings) not in as_dict:  # the object is kept in the entry, so its id is never reused
             as_dict[id(settings)] = (settings, settings.as_record())
         settings_dict = as_dict[id(settings)][1]
-        if record is None or record.path != path:
+        if record is None or (record.path != path and known is None):
             parts = Path(relative).parts
             record = DocumentRecord(
                 doc_id=doc_id,
@@ -114,11 +119,58 @@ def register_files(
     return records, problems
 
 
+class FileIdentity:
+    """Which registered document a file already is: the record with its path
+    (as given), else the record whose file has the same real path (a link, a
+    folder reached through a link). Active records first, then the doc_id the
+    path would get, then the smallest: the same choice from every ingest, so
+    a file ingested through its folder and then its subfolder (two relative
+    paths, two slugs) stays one document. Real paths of the records are
+    resolved once, and only when a path not registered as such turns up."""
+
+    def __init__(self, registry: Registry):
+        self.registry = registry
+        self.by_path: dict[str, list[str]] = {}
+        for doc_id, record in registry.records.items():
+            self.by_path.setdefault(record.path, []).append(doc_id)
+        self._by_real: dict[str, list[str]] | None = None
+
+    def _real(self) -> dict[str, list[str]]:
+        if self._by_real is None:
+            self._by_real = {}
+            for path, doc_ids in self.by_path.items():
+                self._by_real.setdefault(os.path.realpath(path), []).extend(doc_ids)
+        return self._by_real
+
+    def doc_id_of(self, path: str, preferred: str) -> str | None:
+        candidates = self.by_path.get(path)
+        if candidates is None:
+            candidates = self._real().get(os.path.realpath(path))
+        if not candidates:
+            return None
+        records = self.registry.records
+        return min(candidates, key=lambda d: (records[d].status != "active", d != preferred, d))
+
+
 def mark_removed(registry: Registry, present_paths: set[str], under_root: Path) -> list[DocumentRecord]:
     """Mark active documents under ``under_root`` whose file is gone."""
     removed = []
+    prefix = os.path.join(str(under_root), "")
     for record in registry.active():
-        if record.path.startswith(str(under_root)) and record.path not in present_paths and not Path(record.path).exists():
+        if record.path.startswith(prefix) and record.path not in present_paths and not os.path.exists(record.path):
+            record.status = "removed"
+            removed.append(record)
+    return removed
+
+
+def retire_duplicates(registry: Registry, present: list[DocumentRecord]) -> list[DocumentRecord]:
+    """Mark removed every other active document of a file registered now
+    (the same path under two doc_ids, as an older version made when a
+    folder and then its subfolder were ingested): one file, one document."""
+    kept = {r.path: r.doc_id for r in present}
+    removed = []
+    for record in registry.active():
+        if kept.get(record.path, record.doc_id) != record.doc_id:
             record.status = "removed"
             removed.append(record)
     return removed

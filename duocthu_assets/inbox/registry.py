@@ -70,6 +70,7 @@ class Registry:
         self.path = warehouse.path("registry.json")
         self.records: dict[str, DocumentRecord] = {}
         self._loaded: dict[str, dict] = {}
+        self._holding = False
         self.reload()
 
     def _read(self) -> dict[str, dict]:
@@ -107,17 +108,19 @@ class Registry:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Exclusive among the processes of this machine (flock on a local
-        warehouse; a remote one has no lock and relies on its writers taking
+        warehouse; re-entrant within this object; a remote one has no lock and relies on its writers taking
         turns)."""
-        if not self.warehouse.is_local:
-            yield
+        if not self.warehouse.is_local or self._holding:
+            yield  # held already (a registration saving under its own lock): taken once
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.warehouse.path(self.LOCK_NAME).path, "a+b") as fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            self._holding = True
             try:
                 yield
             finally:
+                self._holding = False
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     def get(self, doc_id: str) -> DocumentRecord:

@@ -86,6 +86,7 @@ class Discovery:
     found: list[tuple[Path, Path]] = field(default_factory=list)
     refused: dict[Path, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # hidden files passed over on purpose: a line each, said, not an error
 
 
 def _resolve(path: Path) -> tuple[Path | None, str]:
@@ -142,6 +143,9 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> Discovery:
                 dirnames[:] = kept
                 for name in sorted(filenames):
                     if not is_document_name(name):
+                        if name.startswith(".") and name not in SIDECAR_NAMES and not name.endswith(".tmp"):
+                            out.skipped.append(f"{display_name(str(folder / name))}: hidden (its name starts with '.'): "
+                                               "not a document — rename it to ingest it")
                         continue
                     file = folder / name
                     try:

@@ -44,3 +44,22 @@ def disk_full_message(exc: BaseException, warehouse_root: str) -> str | None:
                     "written is complete, and the documents not recorded as built are built again")
         error = error.__cause__ or error.__context__
     return None
+
+
+def unwritable_message(exc: BaseException, warehouse_root: str) -> str | None:
+    """For an ingest that stopped because the warehouse cannot be written
+    (permissions, a read-only file system), what to tell the user instead
+    of a traceback; None for any other error."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        denied = isinstance(error, PermissionError) or (isinstance(error, OSError) and error.errno in (errno.EACCES, errno.EROFS))
+        text = str(error).lower()
+        if denied or "readonly database" in text or "unable to open database file" in text:
+            where = f" ({error.filename})" if isinstance(error, OSError) and error.filename else ""
+            why = (error.strerror if isinstance(error, OSError) else None) or str(error).splitlines()[0]
+            return (f"the warehouse {warehouse_root} cannot be written{where}: {why} — give this user write access to "
+                    "it, or choose another folder with --warehouse")
+        error = error.__cause__ or error.__context__
+    return None

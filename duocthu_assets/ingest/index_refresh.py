@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
+from ..assets.warehouse_tables import TABLES_MATCH_FILES
+from ..compaction import COMPACTED_ASSETS, MARKER_NAME, TABLES
 from ..jobs import REFRESH_INDEX_JOB
 from ..inbox.registry import active_doc_ids
 from ..warehouse import Warehouse
@@ -31,7 +33,8 @@ COMPACT_ONLY_AT_MOST = 2000  # documents named in the refresh run's config (it i
 
 
 def refresh_index_until_current(
-    defs: dg.Definitions, instance: dg.DagsterInstance, warehouse: Warehouse, force: bool, built: list[str] | None = None
+    defs: dg.Definitions, instance: dg.DagsterInstance, warehouse: Warehouse, force: bool, built: list[str] | None = None,
+    tables_errors: list[str] | None = None,
 ) -> int:
     """Rebuild the index (when ``force`` or when it disagrees with what
     passed) until it agrees; returns the runs it took. Another process
@@ -39,9 +42,13 @@ def refresh_index_until_current(
     build and its check: then it is built again, so the last writer to
     finish leaves an index holding every document that passed.
     ``built``: the documents this ingest built, the only ones whose tables
-    (``warehouse_tables``) need rewriting; None: every folder is listed."""
+    (``warehouse_tables``) need rewriting; None: every folder is listed.
+    ``tables_errors`` receives why the consolidated tables could not be
+    written (the ``tables_match_files`` check's message), if they could not."""
     runs = 0
     config = QUIET
+    if tables_behind(warehouse):
+        built = None  # a compaction failed before: every folder is listed again
     if built is not None and len(built) <= COMPACT_ONLY_AT_MOST:
         config = {**QUIET, "ops": {"warehouse_tables": {"config": {"only": sorted(built)}}}}
     for _ in range(INDEX_ATTEMPTS):
@@ -51,6 +58,9 @@ def refresh_index_until_current(
         since = datetime.now(timezone.utc)
         result = defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=config)
         runs += 1
+        failed = [e for e in result.get_asset_check_evaluations() if e.check_name == TABLES_MATCH_FILES and not e.passed]
+        if tables_errors is not None:
+            tables_errors[:] = [str(getattr(e.metadata.get("message"), "value", "") or "not compacted") for e in failed]
         if ran_alone(instance, result.run_id, since):
             break  # no other run wrote while it built: the index agrees by construction
     return runs
@@ -68,3 +78,12 @@ def ran_alone(instance: dg.DagsterInstance, run_id: str, since: datetime) -> boo
         return False
     unfinished = instance.get_run_records(filters=dg.RunsFilter(statuses=UNFINISHED), limit=2)
     return not any(r.dagster_run.run_id != run_id for r in unfinished)
+
+
+def tables_behind(warehouse: Warehouse) -> bool:
+    """Whether an asset's consolidated tables lack their marker: a
+    compaction of them failed (it removes the marker, see compaction.py),
+    and the next refresh must rebuild them even when nothing else changed."""
+    if not warehouse.is_local or not warehouse.path(TABLES).exists():
+        return False
+    return any(not warehouse.path(TABLES, asset, MARKER_NAME).exists() for asset in COMPACTED_ASSETS)

@@ -6,6 +6,7 @@ result of the whole ingest, and the table printed at its end.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import TextIO
@@ -42,17 +43,38 @@ class IngestResult:
     runs: int
     seconds: float
     problems: list[str] = field(default_factory=list)  # paths that are no document: unreadable folder, dangling link...
+    skipped: list[str] = field(default_factory=list)  # files passed over on purpose (hidden names), said so
+    tables_error: str = ""  # why the consolidated tables/ could not be written (they are redone by the next ingest)
 
     @property
     def all_ok(self) -> bool:
-        return all(d.status == "ok" for d in self.documents) and not self.problems
+        return all(d.status in FINE for d in self.documents) and not self.problems and not self.tables_error
 
     def to_json(self) -> str:
         return json.dumps(
             {"warehouse": self.warehouse, "runs": self.runs, "seconds": round(self.seconds, 2),
-             "documents": [asdict(d) for d in self.documents], "problems": self.problems},
+             "documents": [asdict(d) for d in self.documents], "problems": self.problems,
+             "skipped": self.skipped, "tables_error": self.tables_error},
             ensure_ascii=False, indent=2,
         )
+
+
+FINE = ("ok", "removed")  # statuses an ingest may end with and still exit 0
+
+
+def clip(text: str, limit: int = 160) -> str:
+    """``text`` cut to at most ``limit`` characters, never inside a
+    character as a reader sees it (a letter and its combining marks, a
+    zero-width joiner's sequence), an ellipsis saying it was cut."""
+    if len(text) <= limit:
+        return text
+    end = limit - 1
+    while end > 0 and (unicodedata.combining(text[end]) or text[end] in JOINERS or text[end - 1] in JOINERS):
+        end -= 1
+    return text[:end] + "…"
+
+
+JOINERS = "\u200d\ufe0f\u200c"
 
 
 def summarize(
@@ -88,7 +110,10 @@ def summarize(
             summary.vectors_reused = 0 if embeddings is None else embeddings.num_rows
         failed = stopped.get(doc_id, {})
         summary.failed_checks = sorted(failed) or gates.failed_checks.get(doc_id, [])
-        if doc_id in run_errors:
+        if record.status == "removed":
+            summary.status, summary.reason = "removed", "file gone from the inbox: left the index and the tables"
+            summary.chunks = 0
+        elif doc_id in run_errors:
             summary.status, summary.reason = "failed", run_errors[doc_id]
         elif raw is not None and raw["status"] == "removed" and record.status == "active":
             summary.status, summary.reason = "failed", raw["reason"]  # vanished while being ingested
@@ -102,7 +127,7 @@ def summarize(
             summary.status, summary.reason = "blocked", "; ".join(f"{k}: {v}" for k, v in sorted(failed.items()))
         elif doc_id in gates.failed:
             summary.status, summary.reason = "blocked", gates.failed[doc_id]
-        if summary.status != "ok":
+        if summary.status not in FINE:
             summary.chunks = summary.chunks if summary.status == "blocked" else 0
         summaries.append(summary)
     return summaries
@@ -195,7 +220,7 @@ def print_summary(result: IngestResult, out: TextIO) -> None:
     for d in touched:
         vectors = f"{d.vectors_computed}+{d.vectors_reused}r"
         detail = d.reason or ""
-        print(f"{d.doc_id:<{width}}  {d.status:<8} {d.pages:>5} {d.blocks:>6} {d.chunks:>6} {vectors:>13}  {detail[:160]}", file=out)
+        print(f"{d.doc_id:<{width}}  {d.status:<8} {d.pages:>5} {d.blocks:>6} {d.chunks:>6} {vectors:>13}  {clip(detail)}", file=out)
     unchanged = [d for d in result.documents if not d.rebuilt]
     if unchanged:
         by_status: dict[str, int] = defaultdict(int)
@@ -207,7 +232,7 @@ def print_summary(result: IngestResult, out: TextIO) -> None:
               f"{sum(d.vectors_reused for d in unchanged)} vectors kept) — `--report FILE` lists every document", file=out)
         not_ok = [d for d in unchanged if d.status != "ok"]
         for d in not_ok[:UNCHANGED_SHOWN]:
-            print(f"  {d.doc_id}: {d.status} — {(d.reason or '')[:160]}", file=out)
+            print(f"  {d.doc_id}: {d.status} — {clip(d.reason or '')}", file=out)
         if len(not_ok) > UNCHANGED_SHOWN:
             print(f"  … and {len(not_ok) - UNCHANGED_SHOWN} more not ok (see --report)", file=out)
     counts: dict[str, int] = defaultdict(int)
@@ -217,6 +242,13 @@ def print_summary(result: IngestResult, out: TextIO) -> None:
         print(f"\nnot ingested ({len(result.problems)}):", file=out)
         for problem in result.problems:
             print(f"  {problem}", file=out)
+    if result.skipped:
+        print(f"\nskipped ({len(result.skipped)}):", file=out)
+        for line in result.skipped[:UNCHANGED_SHOWN]:
+            print(f"  {line}", file=out)
+    if result.tables_error:
+        print(f"\nconsolidated tables/ not written: {clip(result.tables_error, 400)} — free the cause (disk space) and "
+              "run the same ingest again: it redoes them", file=out)
     totals = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"\n{len(result.documents)} documents: {totals}; {result.runs} Dagster runs in {result.seconds:.1f} s; "
           f"warehouse: {result.warehouse}", file=out)

@@ -6,13 +6,14 @@ stopped by a failed blocking check, or met a run error (see :mod:`.ingest`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import dagster as dg
 
 from .errors import root_cause
 from .plan import INGEST_ASSETS, PlannedRun, plan_runs
-from ..runtime.instance import open_instance
+from ..runtime.instance import PID_TAG, open_instance
 from ..runtime.isolation import run_isolated
 
 MAX_ROUNDS = 12
@@ -45,6 +46,7 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, keys: list[str
         if len(keys) == 1
         else {"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]}
     )
+    tags[PID_TAG] = str(os.getpid())  # a run this process leaves NOT_STARTED when killed is released at once
     selection = None if set(assets) == set(INGEST_ASSETS) else [dg.AssetKey(a) for a in sorted(assets)]
     result = job.execute_in_process(
         instance=instance,

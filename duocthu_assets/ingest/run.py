@@ -36,6 +36,8 @@ import gc
 import os
 import sys
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 from .. import progress
@@ -43,14 +45,16 @@ from ..automation import record_built
 from ..definitions import build_definitions
 from ..inbox.scan import scan
 from ..jobs import INGEST_JOB
-from ..inbox.registration import needs_build, register_files
+from ..inbox.registration import mark_removed, needs_build, register_files, retire_duplicates
 from ..inbox.registry import Registry
 from ..sources import refused_on_sight
 from ..version import code_version
 from ..warehouse import Warehouse, remove_stale_temp_files
 from ..runtime import inbox_snapshot
 from ..runtime.blocked import settle_blocked
-from .index_refresh import refresh_index_until_current
+from ..runtime.step_failures import is_transient
+from .index_refresh import refresh_index_until_current, tables_behind
+from .leases import Leases
 from .plan import ingest_workers
 from .report import (
     DocumentSummary,
@@ -116,46 +120,120 @@ def _ingest(
 
     registry = Registry(warehouse)
     found = scan(paths)
-    records, vanished = register_files(registry, found.found, profile, refused=found.refused)
+    with registry.lock():  # two ingests registering one file at once still make one document of it
+        registry.reload()
+        records, vanished = register_files(registry, found.found, profile, refused=found.refused)
+        removed = retire_gone(registry, records, found, paths)
+        registry.save()
+    records += removed
     problems = [*found.problems, *vanished]
-    registry.save()
     gc.freeze()  # the registry's records too (see ingest)
     for problem in problems:
         print(f"duocthu: {problem}", file=sys.stderr)
-    to_build = [r for r in records if needs_build(r, version)]
-    todo = [r.doc_id for r in to_build]
+    for note in folder_warnings(records):
+        print(f"duocthu: {note}", file=sys.stderr)
+    if removed:
+        print(f"duocthu: {len(removed)} document(s) gone from the folders ingested: marked removed, leaving the index", file=sys.stderr)
+    todo = [r.doc_id for r in records if needs_build(r, version)]
     print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
-    refused = {r.doc_id for r in to_build if refused_on_sight(r)}
 
     partitions = list(instance.get_dynamic_partitions("documents"))
     known = set(partitions)
     # new partitions in discovery order, those refused on sight last: a run
     # covers a contiguous range of partitions, so a refused file in the
     # middle would cut the others' range in two (two embedding runs, not one)
+    due = set(todo)
+    refused = {r.doc_id for r in records if r.doc_id in due and refused_on_sight(r)}
     new_keys = sorted((r.doc_id for r in records if r.doc_id not in known), key=lambda doc: doc in refused)
     if new_keys:
         instance.add_dynamic_partitions("documents", new_keys)
         partitions = list(instance.get_dynamic_partitions("documents"))
 
-    built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused)
-    runs = built.runs
-    runs += settle_blocked(job, instance, sorted(built.stopped), run_config=QUIET)  # their unreached checks: skipped
-    runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo), built=todo)
+    leases = Leases(warehouse)
+    try:
+        mine, theirs = leases.take(todo)
+        done = _build(job, instance, warehouse, registry, warehouse_root, mine, partitions, workers, refused, version)
+        leases.release()
+        if theirs:  # another ingest builds these now: wait for it, then build what it left due
+            print(f"duocthu: {len(theirs)} document(s) being built by another ingest: waiting for it", file=sys.stderr)
+            leases.wait_and_take(theirs)
+            registry.reload()
+            still = [d for d in theirs if needs_build(registry.records[d], version)]
+            done.merge(_build(job, instance, warehouse, registry, warehouse_root, still, partitions, workers, refused, version))
+    finally:
+        leases.close()
+    tables_errors: list[str] = []
+    runs = done.runs + refresh_index_until_current(defs, instance, warehouse, force=bool(todo) or tables_behind(warehouse),
+                                                   built=todo, tables_errors=tables_errors)
 
-    # a row for each document built (or tried), totals for the rest: the
-    # unchanged ones are summarized from what the registry remembers
-    touched = set(todo)
-    summaries = summarize(warehouse, instance, registry, [r.doc_id for r in records if r.doc_id in touched],
-                          built.stopped, built.run_errors, built.embedding_stats, touched)
+    touched = set(done.summaries)
+    summaries = list(done.summaries.values())
     summaries += summarize_unchanged(warehouse, instance, registry, [r.doc_id for r in records if r.doc_id not in touched])
-    remember_outcomes(registry, summaries, version)
-    record_built(registry, [d for d in todo if d not in built.run_errors], version)  # saves the outcomes too: one write
     position = {r.doc_id: i for i, r in enumerate(records)}
     summaries.sort(key=lambda d: position[d.doc_id])
-    result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started, problems)
-    remember_snapshot(instance, warehouse, registry, paths, profile, version, listing, result, found, built.run_errors)
+    result = IngestResult(str(warehouse.root), summaries, runs, time.monotonic() - started, problems,
+                          skipped=list(found.skipped), tables_error="; ".join(tables_errors))
+    remember_snapshot(instance, warehouse, registry, paths, profile, version, listing, result, found, done.run_errors)
     print_summary(result, out or sys.stdout)  # read at call time: a captured stdout may be gone by then
     return result
+
+
+@dataclass
+class _Built:
+    """What the builds of an ingest did: their summaries by doc_id."""
+
+    summaries: dict[str, DocumentSummary] = field(default_factory=dict)
+    run_errors: dict[str, str] = field(default_factory=dict)
+    runs: int = 0
+
+    def merge(self, other: _Built) -> None:
+        self.summaries.update(other.summaries)
+        self.run_errors.update(other.run_errors)
+        self.runs += other.runs
+
+
+def _build(job, instance, warehouse: Warehouse, registry: Registry, warehouse_root: str, todo: list[str],
+           partitions: list[str], workers: int, refused: set[str], version: str) -> _Built:
+    """Build ``todo`` (their leases held), summarize them, and record as
+    built those that did not fail for a passing cause (:func:`is_transient`:
+    a full disk, a killed worker, a lost race), so the next ingest builds
+    those again once the cause is gone; "unchanged" never hides them."""
+    if not todo:
+        return _Built()
+    built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused & set(todo))
+    runs = built.runs + settle_blocked(job, instance, sorted(built.stopped), run_config=QUIET)  # their unreached checks: skipped
+    summaries = summarize(warehouse, instance, registry, todo, built.stopped, built.run_errors, built.embedding_stats, set(todo))
+    retry = {d.doc_id for d in summaries if d.status in ("failed", "blocked") and is_transient(d.reason)}
+    if retry:
+        print(f"duocthu: {len(retry)} document(s) failed for a passing cause (disk full, a killed worker, a lost race): "
+              "the next ingest builds them again", file=sys.stderr)
+    remember_outcomes(registry, [d for d in summaries if d.doc_id not in retry], version)
+    record_built(registry, [d for d in todo if d not in built.run_errors and d not in retry], version)  # saves the outcomes too
+    return _Built({d.doc_id: d for d in summaries}, dict(built.run_errors), runs)
+
+
+def retire_gone(registry: Registry, present: list, found, paths: list[str]) -> list:
+    """Mark removed, as the inbox sensor does, every active document under a
+    folder ingested now whose file is gone, and every other document of a
+    file registered now (one file, one document); they are built (their
+    derived files deleted) and leave the index."""
+    present_paths = {str(f) for _, f in found.found}
+    removed = retire_duplicates(registry, present)
+    for raw in paths:
+        folder = Path(os.path.normpath(Path(raw).absolute()))
+        if folder.is_dir():
+            removed += mark_removed(registry, present_paths, folder)
+    return removed
+
+
+def folder_warnings(records: list) -> list[str]:
+    """A line for each folder whose collection.toml, unusable now, takes
+    documents out of search that were searchable before."""
+    lost: dict[str, int] = {}
+    for record in records:
+        if record.refused.startswith("refused with its folder") and record.outcome.get("status") == "ok":
+            lost[record.refused] = lost.get(record.refused, 0) + 1
+    return [f"{n} document(s) that were searchable leave the search index: {why}" for why, n in sorted(lost.items())]
 
 
 def as_unchanged(summary: DocumentSummary) -> dict:
@@ -174,7 +252,7 @@ def remember_snapshot(instance, warehouse: Warehouse, registry: Registry, paths:
     do or to report: no problem, no run error, no document still due."""
     records = registry.records
     complete = (
-        listing is not None and not result.problems and not run_errors and not found.refused
+        listing is not None and not result.problems and not run_errors and not found.refused and not result.tables_error
         and all(d.status != "failed" and d.doc_id in records and not needs_build(records[d.doc_id], version) for d in result.documents)
     )
     key = inbox_snapshot.snapshot_key(instance, warehouse.root.path, paths, profile, version, listing) if complete else None
@@ -183,7 +261,7 @@ def remember_snapshot(instance, warehouse: Warehouse, registry: Registry, paths:
     all_present = not any(
         r.status == "active" and r.path not in present and r.path.startswith(tuple(roots)) for r in records.values()
     )
-    inbox_snapshot.save(instance, key, [as_unchanged(d) for d in result.documents], all_present)
+    inbox_snapshot.save(instance, key, [as_unchanged(d) for d in result.documents if d.status != "removed"], all_present)
 
 
 def _unchanged_result(remembered: dict, warehouse: Warehouse, started: float, out: TextIO | None) -> IngestResult:

@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -256,10 +257,20 @@ def open_instance(warehouse_root: str) -> dg.DagsterInstance:
 ACTIVE_STATUSES = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
 
 
+PID_TAG = "duocthu/pid"
+"""The process making a run in `duocthu ingest` (ingest/rounds.py): a run it
+left NOT_STARTED is released as soon as that process is gone."""
+NOT_STARTED_GRACE_S = 600
+"""A NOT_STARTED run with no known process, older than this, is released:
+one being launched is started within seconds (queued runs are QUEUED)."""
+
+
 def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
-    """Mark as failed the runs a killed process left STARTING/STARTED: their
-    process is gone, and left alone they would fill the run queue's slots so
-    the daemon never starts another run. Returns the run ids released."""
+    """Mark as failed the runs a killed process left STARTING/STARTED, or
+    NOT_STARTED (killed between making a run and starting it): their process
+    is gone, and left alone they would fill the run queue's slots so the
+    daemon never starts another run, and stay "not started" in the UI
+    forever. Returns the run ids released."""
     released = []
     for run in instance.get_runs(filters=dg.RunsFilter(statuses=list(ACTIVE_STATUSES))):
         starts = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_START)
@@ -267,4 +278,12 @@ def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
         if pid is not None and not process_alive(pid):  # a run still starting has no pid yet
             instance.report_run_failed(run, "the process running it is gone (killed or crashed); released by duocthu")
             released.append(run.run_id)
+    now = time.time()
+    for record in instance.get_run_records(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.NOT_STARTED])):
+        tagged = record.dagster_run.tags.get(PID_TAG, "")
+        gone = tagged.isdigit() and not process_alive(int(tagged))
+        if gone or (not tagged and now - record.create_timestamp.timestamp() > NOT_STARTED_GRACE_S):
+            instance.report_run_failed(record.dagster_run, "the process that made it was killed before it started; "
+                                       "released by duocthu")
+            released.append(record.dagster_run.run_id)
     return released

@@ -49,6 +49,30 @@ def describe(stage: str, exc: BaseException) -> str:
     return f"{VERBS[stage]}: {type(exc).__name__}: {exc}".strip()
 
 
+TRANSIENT_CAUSES = ("no space left on device", "disk quota exceeded", "killed by sigkill", "killed by sigterm",
+                    "worker process died", "filenotfounderror", "vanished while being ingested", "database is locked")
+"""What a failure says when its cause is the machine's, not the document's
+(a full disk, a killed worker, a file deleted under a writer by a lost race):
+such a document is not recorded as built, so the next ingest builds it again
+once the cause is gone (ingest/run.py)."""
+
+
+def is_transient(reason: str) -> bool:
+    """Whether ``reason`` names a passing cause (:data:`TRANSIENT_CAUSES`)."""
+    lowered = reason.lower()
+    return any(cause in lowered for cause in TRANSIENT_CAUSES)
+
+
+def transient_failure(warehouse: Warehouse, doc_id: str) -> str | None:
+    """The reason ``doc_id``'s last build failed for a passing cause, if it
+    did (a step's failure record, or its parsed_documents row); None else."""
+    reasons = list(read_failures(warehouse, doc_id).values())
+    parsed = first_row(warehouse.read_table("parsed_documents", doc_id))
+    if parsed is not None and parsed["status"] == "failed":
+        reasons.append(parsed["reason"])
+    return next((r for r in reasons if is_transient(r)), None)
+
+
 def _record_path(warehouse: Warehouse, stage: str, doc_id: str):
     return warehouse.path(FOLDER, stage, f"{doc_id}.json")
 
