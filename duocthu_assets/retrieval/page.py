@@ -116,7 +116,7 @@ def card_html(answer: Answer, files: PageFiles, index: LoadedIndex) -> str:
     page_link = f' · <a href="{_e(render_url(answer.doc_id, page))}">whole page</a>' if can_render(page) and answer.mode != "crop_only" else ""
     parts = [
         f'<article class="card" dir="auto" id="hit-{answer.rank}" data-chunk="{_e(answer.chunk_id)}">',
-        f'<h2 dir="auto"><span class="rank">{answer.rank}.</span> {_e(unit)}</h2>',
+        f'<h2><span class="rank">{answer.rank}.</span> {_e(unit)}</h2>',
     ]
     if trail:
         parts.append(f'<p class="trail" dir="auto">{" › ".join(_e(h) for h in trail)}</p>')
