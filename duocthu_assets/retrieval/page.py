@@ -142,7 +142,7 @@ def _form_html(query: str, k: int, mode: str) -> str:
     k_options = "".join(f'<option value="{n}"{" selected" if n == k else ""}>{n}</option>' for n in ks)
     return (
         '<form method="get" action="/" role="search" class="search">'
-        f'<input type="search" name="q" value="{_e(query)}" dir="auto" maxlength="{MAX_QUERY_CHARS}" autofocus '
+        f'<input type="search" name="q" value="{_e(query)}" dir="auto" maxlength="{MAX_QUERY_CHARS}"{"" if query else " autofocus"} '
         'placeholder="liều ampicilin suy thận" aria-label="question">'
         '<button type="submit">Search</button>'
         f'<label>Ranking <select name="mode">{modes}</select></label>'

@@ -27,7 +27,9 @@ characters) on up to ``workers`` at a time, longer ones one at a time — so
 clients sending long queries wait for each other, not an ordinary query; a
 query that waits ``queue_wait_s`` for its lane gets a 503.
 
-It binds to 127.0.0.1 unless told otherwise, and reloads the index when the
+It binds to 127.0.0.1 unless told otherwise (and then answers only
+requests naming it ``127.0.0.1`` or ``localhost`` in ``Host``: a web page
+cannot reach it by DNS rebinding), and reloads the index when the
 file changes (checked before each query).
 """
 
@@ -58,6 +60,7 @@ _API_PARAMS = {"q", "k", "mode"}
 _FILE_PARAMS = {"/crop": {"doc", "block"}, "/render": {"doc", "page"}}
 _ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
 _OTHER_CSP = "default-src 'none'; frame-ancestors 'none'"
+_LOOPBACK_NAMES = {"127.0.0.1", "localhost", "[::1]"}
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,7 @@ class SearchHandler(BaseHTTPRequestHandler):
     files: PageFiles
     lanes: QueryLanes | None = None
     log: TextIO | None = None
+    loopback_only = False  # bound to loopback: only loopback names in Host are answered
     timeout = Limits.idle_timeout_s  # a connection idle this long is closed (socket timeout)
 
     def _send_bytes(self, status: HTTPStatus, data: bytes, content_type: str, *, csp: str = _OTHER_CSP, cache: str = "no-store") -> None:
@@ -256,7 +260,20 @@ class SearchHandler(BaseHTTPRequestHandler):
         data = json.dumps(body, ensure_ascii=False, indent=2, sort_keys=True).encode("utf-8")
         self._send_bytes(status, data, "application/json; charset=utf-8")
 
+    def _foreign_host(self) -> str | None:
+        """The Host header's name when a loopback server is asked under
+        another name (a DNS-rebinding page's fetch), else None."""
+        if not self.loopback_only:
+            return None
+        host = (self.headers.get("Host") or "").strip().lower()
+        name = host.rpartition("]")[0] + "]" if host.startswith("[") else host.partition(":")[0]
+        return None if name in _LOOPBACK_NAMES or not host else host
+
     def do_GET(self) -> None:
+        foreign = self._foreign_host()
+        if foreign is not None:
+            self._send(HTTPStatus.FORBIDDEN, {"error": f"this server answers only to 127.0.0.1 or localhost, not {foreign[:80]!r}"})
+            return
         try:
             path, query_string = split_target(self.path)
         except BadRequest as exc:
@@ -354,6 +371,7 @@ def make_server(
     limits = limits or Limits()
     attributes = {
         "searcher": searcher, "files": PageFiles(searcher.warehouse), "lanes": QueryLanes(limits), "log": log, "timeout": limits.idle_timeout_s,
+        "loopback_only": host in ("127.0.0.1", "localhost", "::1"),
     }
     handler = type("BoundSearchHandler", (SearchHandler,), attributes)
     return BoundedHTTPServer((host, port), handler, limits.max_connections)

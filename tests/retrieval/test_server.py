@@ -146,3 +146,14 @@ def test_every_answer_carries_the_safety_headers(serve):
         assert headers["X-Content-Type-Options"] == "nosniff" and headers["X-Frame-Options"] == "DENY"
         assert "default-src 'none'" in headers["Content-Security-Policy"]
         assert "script-src" not in headers["Content-Security-Policy"]  # no script allowed from anywhere
+
+
+def test_a_loopback_server_answers_only_to_loopback_names(serve):
+    server = serve()
+    port = server.server_address[1]
+    for host in (f"rebound.example:{port}", "10.0.0.8", f"127.0.0.1.nip.io:{port}"):
+        line, body = _status_and_error(_raw(server, f"GET /?q=li HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()))
+        assert line.split()[1] == "403" and "only to 127.0.0.1 or localhost" in body["error"], (host, body)
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", f"[::1]:{port}"):
+        line, _ = _status_and_error(_raw(server, f"GET /health HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()))
+        assert line.split()[1] == "200", host
