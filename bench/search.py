@@ -22,6 +22,18 @@
    the exact top 10 (that numpy product) that the server's dense mode
    returned (1.0 unless the vector search is approximate).
 
+4. The search page (``GET /?q=…``, :mod:`duocthu_assets.retrieval.page`)
+   against the JSON API (``GET /search?q=…``) on the same queries, each
+   query asked of both in turn (which goes first alternates), default mode:
+   ``page_vs_api`` holds both p50s and their difference.
+5. Long queries: ``--long-clients`` clients (8) each sending
+   2,000-character queries without pause while ordinary queries are timed
+   (``long_queries``: an ordinary query's p50/p95 alone and under that
+   load, with the server's query lanes and without them).
+
+``--warehouse DIR`` keeps the synthesized warehouse there and reuses it
+when its index already holds ``--chunks`` rows (a second run skips step 1).
+
 ``--json FILE`` writes ``{"chunks", "p50_ms", "p95_ms", "numpy_ms",
 "recall_at_10"}`` (the default mode) plus per-mode figures and load times.
 """
@@ -53,7 +65,8 @@ from duocthu_assets.model import SCHEMA_VERSION  # noqa: E402
 from duocthu_assets.embed.reuse import embeddings_table  # noqa: E402
 from duocthu_assets.retrieval import Searcher, refresh_search_index  # noqa: E402
 from duocthu_assets.retrieval.query import DEFAULT_MODE, dense_scores  # noqa: E402
-from duocthu_assets.retrieval.server import serve_in_thread  # noqa: E402
+from duocthu_assets.retrieval.info import read_index_info  # noqa: E402
+from duocthu_assets.retrieval.server import Limits, serve_in_thread  # noqa: E402
 from duocthu_assets.schemas import table_from_rows  # noqa: E402
 from duocthu_assets.warehouse import Warehouse  # noqa: E402
 
@@ -155,12 +168,12 @@ def percentile(values: list[float], p: float) -> float:
     return float(np.percentile(np.asarray(values), p))
 
 
-def time_requests(host: str, port: int, queries: list[str], k: int, mode: str) -> tuple[list[float], list[list[str]]]:
+def time_requests(host: str, port: int, queries: list[str], k: int, mode: str, path: str = "/search") -> tuple[list[float], list[list[str]]]:
     conn = http.client.HTTPConnection(host, port, timeout=120)
     times, ids = [], []
     try:
         for q in queries:
-            target = f"/search?{urllib.parse.urlencode({'q': q, 'k': k, 'mode': mode})}"
+            target = f"{path}?{urllib.parse.urlencode({'q': q, 'k': k, 'mode': mode})}"
             t0 = time.perf_counter()
             conn.request("GET", target)
             resp = conn.getresponse()
@@ -168,10 +181,76 @@ def time_requests(host: str, port: int, queries: list[str], k: int, mode: str) -
             times.append((time.perf_counter() - t0) * 1000)
             if resp.status != 200:
                 raise SystemExit(f"bench: {target} answered {resp.status}: {body[:300]!r}")
-            ids.append([h["chunk_id"] for h in json.loads(body)["hits"]])
+            ids.append([h["chunk_id"] for h in json.loads(body)["hits"]] if path == "/search" else [])
     finally:
         conn.close()
     return times, ids
+
+
+def time_page_vs_api(host: str, port: int, queries: list[str], k: int, mode: str) -> dict[str, float]:
+    """p50 of the page and of the JSON API on the same queries, asked in
+    turn (the order alternating, so neither always meets a warm cache)."""
+    page, api = [], []
+    for i, q in enumerate(queries):
+        order = (("/", page), ("/search", api)) if i % 2 else (("/search", api), ("/", page))
+        for path, into in order:
+            times, _ = time_requests(host, port, [q], k, mode, path)
+            into.extend(times)
+    return {"page_p50_ms": round(percentile(page, 50), 2), "api_p50_ms": round(percentile(api, 50), 2),
+            "page_p95_ms": round(percentile(page, 95), 2), "api_p95_ms": round(percentile(api, 95), 2),
+            "difference_p50_ms": round(percentile(page, 50) - percentile(api, 50), 2)}
+
+
+def long_query(rng: random.Random, chars: int = 2000) -> str:
+    words: list[str] = []
+    while sum(len(w) + 1 for w in words) < chars - 20:
+        words.append(rng.choice([*DRUGS, "liều", "suy", "thận", "mg/kg", "ngày", "Điều", str(rng.randint(1, 999)), _atc(rng)]))
+    return " ".join(words)[:chars]
+
+
+def time_under_long_queries(searcher: Searcher, queries: list[str], k: int, clients: int, limits) -> dict[str, float]:
+    """An ordinary query's latency alone, then while ``clients`` threads
+    send 2,000-character queries without pause, on a server with ``limits``."""
+    import threading
+
+    server, thread = serve_in_thread(searcher, port=0, limits=limits)
+    host, port = server.server_address[:2]
+    stop = threading.Event()
+    long_times: list[float] = []
+    refused: list[int] = []
+
+    def hammer(seed: int) -> None:
+        rng = random.Random(seed)
+        conn = http.client.HTTPConnection(host, port, timeout=300)
+        while not stop.is_set():
+            target = f"/search?{urllib.parse.urlencode({'q': long_query(rng), 'k': k})}"
+            t0 = time.perf_counter()
+            conn.request("GET", target)
+            resp = conn.getresponse()
+            resp.read()
+            if resp.status == 200:
+                long_times.append((time.perf_counter() - t0) * 1000)
+            else:
+                refused.append(resp.status)
+        conn.close()
+
+    try:
+        alone, _ = time_requests(host, port, queries, k, DEFAULT_MODE)
+        workers = [threading.Thread(target=hammer, args=(i,), daemon=True) for i in range(clients)]
+        for w in workers:
+            w.start()
+        time.sleep(2)
+        loaded, _ = time_requests(host, port, queries, k, DEFAULT_MODE)
+        stop.set()
+        for w in workers:
+            w.join(timeout=300)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    return {"alone_p50_ms": round(percentile(alone, 50), 2), "alone_p95_ms": round(percentile(alone, 95), 2),
+            "loaded_p50_ms": round(percentile(loaded, 50), 2), "loaded_p95_ms": round(percentile(loaded, 95), 2),
+            "long_p50_ms": round(percentile(long_times, 50), 2) if long_times else None, "long_answered": len(long_times), "long_refused_busy": len(refused)}
 
 
 class PrecomputedEmbedder:
@@ -212,16 +291,27 @@ def main() -> int:
     parser.add_argument("-k", type=int, default=10)
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--warehouse", metavar="DIR", help="keep (and reuse) the synthesized warehouse here")
+    parser.add_argument("--long-clients", type=int, default=8, help="clients sending 2,000-character queries (0: skip)")
+    parser.add_argument("--only-page", action="store_true", help="only steps 4 and 5 (the page and long queries)")
     args = parser.parse_args()
 
     embedder = make_embedder(EmbedderConfig.from_env())
     queries = make_queries(args.queries, args.seed)
     result: dict = {"chunks": args.chunks, "mode": DEFAULT_MODE, "k": args.k, "queries": len(queries), "loadavg_start": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
-        warehouse = Warehouse(tmp)
-        t0 = time.perf_counter()
-        synthesize(warehouse, args.chunks, embedder, args.bases, args.seed)
-        result["synthesize_s"] = round(time.perf_counter() - t0, 2)
+        warehouse = Warehouse(args.warehouse or tmp)
+        info = read_index_info(warehouse)
+        if info is None or info.rows != args.chunks:
+            t0 = time.perf_counter()
+            synthesize(warehouse, args.chunks, embedder, args.bases, args.seed)
+            result["synthesize_s"] = round(time.perf_counter() - t0, 2)
+        if args.only_page:
+            searcher = Searcher(warehouse, embedder, mode=DEFAULT_MODE)
+            searcher.warm()
+            result.update(page_and_long_queries(searcher, queries, args))
+            result["loadavg_end"] = os.getloadavg()[0]
+            return emit(result, args.json)
         result["index_bytes"] = sum(p.stat().st_size for p in Path(warehouse.path("search_index").path).rglob("*.parquet"))
 
         searcher = Searcher(warehouse, embedder, mode=DEFAULT_MODE)
@@ -248,6 +338,7 @@ def main() -> int:
             server.shutdown()
             server.server_close()
             thread.join(timeout=10)
+        result.update(page_and_long_queries(searcher, queries, args))
         pre = PrecomputedEmbedder(embedder, queries)
         for mode in ("hybrid", "dense", "lexical"):
             times, cpu = time_api(searcher, queries, args.k, mode, pre)
@@ -289,10 +380,35 @@ def main() -> int:
         loadavg_end=os.getloadavg()[0],
         machine={"python": platform.python_version(), "cpus": os.cpu_count(), "numpy": np.__version__},
     )
+    return emit(result, args.json)
+
+
+def page_and_long_queries(searcher: Searcher, queries: list[str], args: argparse.Namespace) -> dict:
+    """Steps 4 and 5 of the module docstring."""
+    server, thread = serve_in_thread(searcher, port=0)
+    host, port = server.server_address[:2]
+    try:
+        time_page_vs_api(host, port, queries[:5], args.k, DEFAULT_MODE)  # warm-up
+        out: dict = {"page_vs_api": time_page_vs_api(host, port, queries, args.k, DEFAULT_MODE)}
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    if args.long_clients:
+        ordinary = queries[: max(10, len(queries) // 4)]
+        out["long_queries"] = {
+            "clients": args.long_clients,
+            "with_lanes": time_under_long_queries(searcher, ordinary, args.k, args.long_clients, Limits()),
+            "without_lanes": time_under_long_queries(searcher, ordinary, args.k, args.long_clients, Limits(long_query_chars=10**9, workers=10**4)),
+        }
+    return out
+
+
+def emit(result: dict, json_file: str | None) -> int:
     text = json.dumps(result, indent=1)
     print(text)
-    if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    if json_file:
+        Path(json_file).write_text(text + "\n", encoding="utf-8")
     return 0
 
 

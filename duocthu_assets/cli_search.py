@@ -124,7 +124,12 @@ def run_serve(args: argparse.Namespace, *, embedder: Any = None) -> int:
         print(f"duocthu serve: {exc}", file=sys.stderr)
         return 1
     host, port = server.server_address[:2]
-    print(f"duocthu serve: http://{host}:{port}/search?q=...&k=10  ({loaded}; mode {searcher.mode})", file=sys.stderr, flush=True)
+    print(
+        f"duocthu serve: the page at http://{host}:{port}/ , the API at http://{host}:{port}/search?q=...&k=10  "
+        f"({loaded}; mode {searcher.mode})",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
