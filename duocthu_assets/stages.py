@@ -32,10 +32,14 @@ class ParseJob:
 
 
 def _parse_stored(job: ParseJob) -> ParsedDocument:
-    data = Warehouse(job.warehouse_root).read_source(job.sha256)
-    return parse_document(data, Format(job.fmt), job.settings)
+    warehouse = Warehouse(job.warehouse_root)
+    data = warehouse.read_source(job.sha256)
+    cache = warehouse.path(OCR_CACHE)
+    local = getattr(cache, "protocol", "") in ("", "file", "local")  # a warehouse in object storage keeps no OCR cache
+    return parse_document(data, Format(job.fmt), job.settings, ocr_cache=str(cache.path if hasattr(cache, "path") else cache) if local else None)
 
 
+OCR_CACHE = "ocr_cache"  # the warehouse's folder of pages read by OCR, by page-image hash (parse/pdf/read/ocr_pages.py)
 PARSE_JOBS_PER_CHILD = 16  # then a fresh child: whatever a parser kept in memory goes with it
 
 
@@ -108,6 +112,7 @@ def parsed_tables(doc_id: str, raw_row: dict[str, Any], outcome: Outcome | None)
         "page_accounts": [_plain(a) for a in parsed.page_accounts],
         "furniture": [_plain(f) for f in parsed.furniture],
         "page_labels": list(parsed.page_labels),
+        **ocr_columns(parsed),
         "schema_version": SCHEMA_VERSION,
     }
     return {
@@ -115,6 +120,14 @@ def parsed_tables(doc_id: str, raw_row: dict[str, Any], outcome: Outcome | None)
         "lifted_blocks": table_from_rows("lifted_blocks", [to_row(b, doc_id) for b in parsed.blocks]),
         "parsed_documents": table_from_rows("parsed_documents", [summary]),
     }
+
+
+def ocr_columns(parsed: ParsedDocument) -> dict[str, Any]:
+    """The parse record's OCR provenance: engine, version, languages, dpi, pages."""
+    ocr = parsed.ocr
+    if ocr is None:
+        return {"ocr_engine": "", "ocr_version": "", "ocr_languages": "", "ocr_dpi": 0, "pages_ocr": []}
+    return {"ocr_engine": ocr.engine, "ocr_version": ocr.version, "ocr_languages": ocr.languages, "ocr_dpi": ocr.dpi, "pages_ocr": list(ocr.pages)}
 
 
 def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_rows: list[dict[str, Any]], settings: Settings) -> list[dict[str, Any]]:

@@ -91,6 +91,11 @@ class Word(NamedTuple):
     rotated: bool = False  # its line runs across the page's reading direction (a vertical margin stamp)
     plain: str = ""  # the word as the text layer spells it, when ``text`` carries script marks (``x^3``)
     marks: str = ""  # with ``plain``: each of its characters' mark, ``^``, ``_`` or a blank (none)
+    confidence: float = -1.0  # read by OCR: Tesseract's confidence in it (0-100); -1: read from the text layer
+
+    @property
+    def ocr(self) -> bool:
+        return self.confidence >= 0
 
     @property
     def source(self) -> str:
@@ -227,6 +232,8 @@ class PageContent:
     figures: tuple[BBox, ...] = ()
     # passages a line is drawn through (:func:`.read.strikes.mark_struck`): their words are written ``~~…~~``
     struck: tuple[str, ...] = ()
+    # the page was read by OCR (read/scan_page.py): what read it and how sure it was; None: its text layer
+    ocr: "OcrRead | None" = None
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -238,6 +245,22 @@ class PageContent:
         """Characters of the page's text layer: its words' (its sideways
         region's too), the unmapped glyphs and the letters lost."""
         return sum(len(w.source) for w in self.all_words + self.hidden) + self.unmapped + self.lost
+
+
+@dataclass(frozen=True)
+class OcrRead:
+    """How a page was read by OCR: the engine, its version, languages and
+    dpi, how many words it read and how many fell below the confidence floor,
+    and whether the page stays blocked (nothing read, or mostly uncertain:
+    ``blocked`` says why)."""
+
+    engine: str
+    version: str
+    languages: str
+    dpi: int
+    words: int
+    uncertain: int
+    blocked: str = ""
 
 
 class Picture(NamedTuple):

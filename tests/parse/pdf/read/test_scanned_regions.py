@@ -16,6 +16,9 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.scans import SCANNED_REGION
 from duocthu_assets.settings import Settings
+from duocthu_assets.settings.pdf import PdfSettings
+
+NO_OCR = Settings(pdf=PdfSettings(ocr=False))  # the detection alone: OCR off, today's loud block
 
 from tests.support.paths import corpus_path
 from tests.support.ingest import ingest_inbox
@@ -60,7 +63,7 @@ DOSE = bilevel("Clcr 30-50: 0,375 g / 12 h")
 
 
 def _parse(data: bytes):
-    return parse_document(data, Format.PDF, Settings())
+    return parse_document(data, Format.PDF, NO_OCR)
 
 
 def test_a_scanned_table_between_lines_of_text_needs_ocr():
