@@ -138,12 +138,14 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
     keep: set[str] = set()
     if block_rows:
         from .parse.pdf.crops import render_block_crop
+        from .parse.pdf.engine import open_pdf
 
         data = warehouse.read_source(raw_row["sha256"])
+        doc = open_pdf(data)  # once for all the document's crops
         for block in block_rows:
             try:
                 png, width, height = render_block_crop(
-                    data, block["page_no"], tuple(block["bbox"]), settings.crop_dpi, settings.crop_margin_pt
+                    data, block["page_no"], tuple(block["bbox"]), settings.crop_dpi, settings.crop_margin_pt, doc
                 )
             except Exception as exc:  # noqa: BLE001 - this document's crop fails, said with its size
                 for name in keep:  # no PNG of a document without crops rows stays behind
@@ -167,11 +169,23 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
                     "schema_version": SCHEMA_VERSION,
                 }
             )
+        doc.close()
     if folder.exists():
         for stale in folder.iterdir():
             if stale.name not in keep:
                 stale.unlink()
     return rows
+
+
+def scan_regions(segment_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The segments read by OCR as regions to crop (issue 39: the scan is the
+    authority, an answer offers its crop), named by segment id."""
+    return [
+        {"block_id": s["segment_id"], "page_no": s["page_no"], "bbox": s["bbox"], "printed_page": s.get("printed_page"),
+         "printed_label": s.get("printed_label") or ""}
+        for s in segment_rows
+        if s.get("text_source") == "ocr" and s.get("page_no") and s.get("bbox")
+    ]
 
 
 def crop_rows_at(warehouse_root: str, doc_id: str, raw_row: dict[str, Any], block_rows: list[dict[str, Any]], settings: Settings) -> list[dict[str, Any]]:
