@@ -16,7 +16,6 @@ import pytest
 from duocthu_assets.parse.pdf.warnings import OCR_BLOCKED
 from duocthu_assets.retrieval.searcher import answer
 from duocthu_assets.warehouse import Warehouse
-
 from tests.support.ingest import ingest_inbox
 from tests.support.scans import PROSE, needs_tesseract, scanned_pdf
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..geometry import BBox
+from ..geometry import BBox, center, contains_point
 from ..records import Rule
 from .ocr import OcrWord
 
@@ -110,4 +110,6 @@ def image_features(png: bytes, dpi: int, words: Sequence[OcrWord]) -> tuple[list
         if ink < PICTURE_MIN_INK:
             continue
         pictures.append((round(x0 * scale, 2), round(y0 * scale, 2), round(x1 * scale, 2), round(y1 * scale, 2)))
+    # a stroke of a signature or a seal that ran straight for a while is the picture's, not a rule
+    rules = [r for r in rules if not any(contains_point(p, *center(r.bbox), pad=1.0) for p in pictures)]
     return rules, sorted(pictures, key=lambda b: (b[1], b[0]))

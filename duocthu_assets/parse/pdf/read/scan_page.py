@@ -77,8 +77,10 @@ def scan_content(content: PageContent, scan: ScanRead, settings: PdfSettings) ->
     elif uncertain > settings.ocr_max_uncertain_frac * len(words):
         blocked = (f"OCR read {len(words)} words, {uncertain} ({100 * uncertain / len(words):.0f} %) below the confidence "
                    f"floor {settings.ocr_confidence_floor:g}")
-    fragments = words_to_fragments(list(keep["words"]), settings)
     read = OcrRead(page.engine, page.version, page.languages, page.dpi, len(words), uncertain, blocked)
+    if blocked:  # its reading is not used: the page stays as it was, blocked, named
+        return dataclasses.replace(content, ocr=read)
+    fragments = words_to_fragments(list(keep["words"]), settings)
     return dataclasses.replace(content, **keep, fragments=tuple(fragments), scanned=(), invisible=0,
                                pictures=tuple(Picture(p) for p in pictures) + (content.pictures if only_regions(content) else ()), ocr=read)
 
