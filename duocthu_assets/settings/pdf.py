@@ -82,6 +82,9 @@ OCR_DPI = 300  # the page image Tesseract reads (200-400)
 # a word Tesseract is less sure of than this (its 0-100 confidence) is uncertain: its span is marked on the
 # chunk (uncertain_spans) and a number inside it is withheld from answers
 OCR_CONFIDENCE_FLOOR = 80.0
+# a word holding a digit needs this much (and the number rules of parse/pdf/read/ocr_doubt.py): numbers are what must
+# never be silently wrong (the OCR bench, bench/RESULTS.md: floor 80 alone left 22 numbers wrong outside a span, 80 + 93 none)
+OCR_NUMBER_CONFIDENCE_FLOOR = 93.0
 OCR_MAX_UNCERTAIN_FRAC = 0.5  # a page with more of its words uncertain than this stays blocked, named
 OCR_WORKERS = 0  # pages read at once; 0: one per core
 
@@ -136,6 +139,7 @@ class PdfSettings:
     ocr_languages: str = OCR_LANGUAGES
     ocr_dpi: int = OCR_DPI
     ocr_confidence_floor: float = OCR_CONFIDENCE_FLOOR
+    ocr_number_confidence_floor: float = OCR_NUMBER_CONFIDENCE_FLOOR
     ocr_max_uncertain_frac: float = OCR_MAX_UNCERTAIN_FRAC
     ocr_workers: int = OCR_WORKERS
 
@@ -180,8 +184,9 @@ class PdfSettings:
             raise ValueError(f"ocr_languages {self.ocr_languages!r} must be Tesseract language names joined by '+' (vie+eng)")
         if not 100 <= self.ocr_dpi <= 600:
             raise ValueError(f"ocr_dpi {self.ocr_dpi} must be between 100 and 600")
-        if not 0.0 <= self.ocr_confidence_floor <= 100.0:
-            raise ValueError(f"ocr_confidence_floor {self.ocr_confidence_floor} must be a confidence in [0, 100]")
+        for name in ("ocr_confidence_floor", "ocr_number_confidence_floor"):
+            if not 0.0 <= getattr(self, name) <= 100.0:
+                raise ValueError(f"{name} {getattr(self, name)} must be a confidence in [0, 100]")
         if not 0.0 < self.ocr_max_uncertain_frac <= 1.0:
             raise ValueError(f"ocr_max_uncertain_frac {self.ocr_max_uncertain_frac} must be a fraction in (0, 1]")
         if self.ocr_workers < 0:

@@ -122,7 +122,7 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
                     if segment is not None:
                         made.append(segment)
                 words = [w for f in item.fragments for w in f.words]
-                read = segment_provenance([m.text for m in made], words, ps.ocr_confidence_floor, settings.normalization)
+                read = segment_provenance([m.text for m in made], words, settings.normalization)
                 segments += [dataclasses.replace(m, text_source=source, uncertain_spans=spans) for m, (source, spans) in zip(made, read)]
                 if made:
                     last_segment = made[-1].segment_id

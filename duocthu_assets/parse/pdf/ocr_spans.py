@@ -16,10 +16,10 @@ from ...textnorm import normalize_block
 from .records import Word
 
 
-def segment_provenance(texts: list[str], words: list[Word], floor: float, normalization: str) -> list[tuple[TextSource, tuple[Span, ...]]]:
+def segment_provenance(texts: list[str], words: list[Word], normalization: str) -> list[tuple[TextSource, tuple[Span, ...]]]:
     """For each of one paragraph's segment texts (in order), where it was
     read (``ocr`` when any of the paragraph's words was read by OCR) and the
-    spans of its words below ``floor``."""
+    spans of its uncertain words (:attr:`.records.Word.uncertain`)."""
     if not any(w.ocr for w in words):
         return [(TextSource.LAYER, ()) for _ in texts]
     found: list[list[Span]] = [[] for _ in texts]
@@ -28,7 +28,7 @@ def segment_provenance(texts: list[str], words: list[Word], floor: float, normal
     current = 0  # the text the last word was found in: words run through the texts in order
     for w in words:
         needle = normalize_block(w.text, normalization).strip()
-        uncertain = w.ocr and w.confidence < floor
+        uncertain = w.ocr and w.uncertain
         if not needle:
             continue
         hit = False

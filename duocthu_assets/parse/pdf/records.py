@@ -92,6 +92,7 @@ class Word(NamedTuple):
     plain: str = ""  # the word as the text layer spells it, when ``text`` carries script marks (``x^3``)
     marks: str = ""  # with ``plain``: each of its characters' mark, ``^``, ``_`` or a blank (none)
     confidence: float = -1.0  # read by OCR: Tesseract's confidence in it (0-100); -1: read from the text layer
+    uncertain: bool = False  # read by OCR below the confidence floor, or a number in doubt (read/ocr_doubt.py)
 
     @property
     def ocr(self) -> bool:

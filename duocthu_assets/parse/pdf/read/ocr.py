@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -103,19 +104,19 @@ def missing_languages(languages: str) -> list[str]:
 
 
 def render_page(data: bytes, page_no: int, dpi: int) -> tuple[bytes, float, float]:
-    """Page ``page_no`` (1-based) rendered in grey at ``dpi`` as PNG bytes,
+    """Page ``page_no`` (1-based) rendered in grey at ``dpi`` as PNM bytes (no compression to pay for),
     and the page's size in points (as displayed)."""
     doc = open_pdf(data)
     try:
         page = doc[page_no - 1]
         pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False, annots=False)
-        return pix.tobytes("png"), page.rect.width, page.rect.height
+        return pix.tobytes("pnm"), page.rect.width, page.rect.height
     finally:
         doc.close()
 
 
 def ocr_image(image, options: OcrOptions, scale: float | None = None, width: float = 0.0, height: float = 0.0) -> OcrPage:
-    """The words Tesseract reads on ``image`` (PNG bytes or a PIL image),
+    """The words Tesseract reads on ``image`` (PNG or PNM bytes, or a PIL image),
     their boxes scaled by ``scale`` (points per pixel; ``72 / dpi`` when
     omitted)."""
     import pytesseract
@@ -126,9 +127,16 @@ def ocr_image(image, options: OcrOptions, scale: float | None = None, width: flo
     scale = scale if scale is not None else 72.0 / options.dpi
     os.environ["OMP_THREAD_LIMIT"] = "1"  # one core per page: pages run side by side, results do not vary
     try:
-        data = pytesseract.image_to_data(
-            img, lang=options.languages, config=f"--psm {options.psm} --dpi {options.dpi}", output_type=pytesseract.Output.DICT
-        )
+        with tempfile.TemporaryDirectory(prefix="duocthu-ocr-") as folder:
+            if isinstance(image, (bytes, bytearray)):  # handed to tesseract as they are: pytesseract would encode a PNG again
+                source = os.path.join(folder, "page.img")
+                with open(source, "wb") as f:
+                    f.write(image)
+            else:
+                source = img
+            data = pytesseract.image_to_data(
+                source, lang=options.languages, config=f"--psm {options.psm} --dpi {options.dpi}", output_type=pytesseract.Output.DICT
+            )
     except pytesseract.TesseractError as exc:
         raise ParseFailed(f"Tesseract could not read the page image: {str(exc)[:300]} — check `tesseract --list-langs` "
                           f"holds {options.languages} (run `make ocr`)") from exc

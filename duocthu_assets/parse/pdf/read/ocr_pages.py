@@ -31,7 +31,7 @@ BLANK_MAX_INK = 0.001  # a page image with less than this share of dark pixels h
 
 @dataclass(frozen=True)
 class PageImage:
-    """One page as rendered for OCR: grey PNG bytes, its size in pixels and
+    """One page as rendered for OCR: grey PNM bytes (``png``: its image's bytes), its size in pixels and
     the page's in points, and the hash the cache knows it by."""
 
     page_no: int
@@ -103,7 +103,7 @@ def rendered_pages(data: bytes, page_nos: list[int], dpi: int) -> Iterator[PageI
             pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False, annots=False)
             samples = pix.samples
             dark = _dark_share(samples)
-            png = pix.tobytes("png")
+            png = pix.tobytes("pnm")  # uncompressed: Tesseract and OpenCV read it as it is
             yield PageImage(page_no, png, page.rect.width, page.rect.height, hashlib.sha256(f"{pix.width}x{pix.height}:".encode() + samples).hexdigest(), dark < BLANK_MAX_INK)
     finally:
         doc.close()
