@@ -42,22 +42,29 @@ def _covered(at: int, length: int, spans: list[tuple[int, int]]) -> bool:
 
 def _lost_words(chunk: dict, segments: dict[str, dict]) -> list[str]:
     """The uncertain words of the chunk's segments that stand in its text
-    outside its uncertain spans."""
+    outside its uncertain spans. Each segment is looked for after the one
+    before it: whole (its spans then land exactly), else — a segment the
+    chunk holds only part of — each uncertain word by the segment text
+    around it."""
     text, spans = chunk["text"] or "", _spans(chunk)
     lost = []
+    cursor = 0
     for sid in chunk.get("source_elements") or ():
         seg = segments.get(sid)
         if seg is None:
             continue
+        own = seg["text"] or ""
+        at = text.find(own, cursor) if own else -1
+        if at >= 0:
+            lost += [own[o : o + n] for o, n in _spans(seg) if not _covered(at + o, n, spans)]
+            cursor = at + len(own)
+            continue
         for offset, length in _spans(seg):
             start = max(offset - ANCHOR, 0)
-            anchor = seg["text"][start : offset + length + ANCHOR]
-            at = text.find(anchor)
-            while at >= 0:
-                if not _covered(at + offset - start, length, spans):
-                    lost.append(seg["text"][offset : offset + length])
-                    break
-                at = text.find(anchor, at + 1)
+            anchor = own[start : offset + length + ANCHOR]
+            found = text.find(anchor, cursor)
+            if found >= 0 and not _covered(found + offset - start, length, spans):
+                lost.append(own[offset : offset + length])
     return lost
 
 

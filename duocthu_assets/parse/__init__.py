@@ -10,9 +10,9 @@ in their sections, and assembles the canonical text (``canonical``).
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 
+from .. import progress
 from ..model import Format, ParsedDocument
 from ..settings import Settings
 from .canonical import assemble
@@ -28,7 +28,7 @@ PARSER_MODULES: dict[Format, str] = {
 
 def ocr_progress(done: int, total: int, rate: float, left: float) -> None:
     """OCR's progress on stderr, where ``duocthu ingest`` shows progress."""
-    if os.environ.get("DUOCTHU_PROGRESS") == "1" and (done == total or done % 10 == 0):
+    if progress.enabled() and (done == total or done % max(1, total // 20) == 0):
         print(f"  [ocr] {done}/{total} pages, {rate:.2f} pages/s, {left:.0f} s left", file=sys.stderr, flush=True)
 
 

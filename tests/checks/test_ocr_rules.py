@@ -66,3 +66,19 @@ def test_an_ocr_chunk_that_says_layer_fails():
     broken[0]["text_source"] = "layer"
     result = RULE.apply(DocumentRows("d.pdf", segments=rows.segments, chunks=broken))
     assert not result.passed and "its segments were read by OCR but it says text_source layer" in result.message
+
+
+def test_a_word_certain_in_one_segment_and_uncertain_in_the_next_passes():
+    """The same words read twice (a preamble repeats a title): each segment's
+    doubt is looked for where that segment stands in the chunk."""
+    first = "Thỏa thuận thúc đẩy thương mại song phương"
+    second = "Thực hiện Bản Thỏa thuận thúc đẩy thương mại song phương"
+    segments = [
+        Segment("s00001", SegmentKind.PARAGRAPH, first, page_no=1, bbox=(72, 100, 500, 130), text_source=TextSource.OCR),
+        Segment("s00002", SegmentKind.PARAGRAPH, second, page_no=1, bbox=(72, 140, 500, 160), text_source=TextSource.OCR,
+                uncertain_spans=(Span(second.index("đẩy"), 3),)),
+    ]
+    _, segments = assemble(assign_sections(segments))
+    chunks = build_chunks("d.pdf", segments, [], {}, Settings())
+    rows = DocumentRows("d.pdf", segments=[to_row(s, "d.pdf") for s in segments], chunks=[to_row(c, "d.pdf") for c in chunks])
+    assert RULE.apply(rows).passed
