@@ -29,6 +29,14 @@ class ParseJob:
     sha256: str
     fmt: str
     settings: Settings
+    pages: int = 0  # the PDF's pages (raw_documents.page_count): each may need OCR
+
+    @property
+    def timeout_s(self) -> float:
+        """``parse_timeout_s``, and for a PDF read with OCR on, ``ocr_page_budget_s``
+        more for each of its pages (a scan of 900 pages reads for an hour)."""
+        extra = self.pages * self.settings.pdf.ocr_page_budget_s if self.fmt == Format.PDF.value and self.settings.pdf.ocr else 0.0
+        return self.settings.parse_timeout_s + extra
 
 
 def _parse_stored(job: ParseJob) -> ParsedDocument:
@@ -49,7 +57,7 @@ def parse_many(jobs: list[ParseJob], workers: int = 2) -> dict[str, Outcome]:
     outcomes: dict[str, Outcome] = {}
     by_limits: dict[tuple[float, int], list[ParseJob]] = {}
     for job in jobs:
-        by_limits.setdefault((job.settings.parse_timeout_s, job.settings.memory_budget_mb), []).append(job)
+        by_limits.setdefault((job.timeout_s, job.settings.memory_budget_mb), []).append(job)
     for (timeout, memory_mb), group in by_limits.items():
         outcomes.update(run_isolated(_parse_stored, [(j.doc_id, (j,)) for j in group], timeout, workers,
                                      jobs_per_child=PARSE_JOBS_PER_CHILD, memory_mb=memory_mb))

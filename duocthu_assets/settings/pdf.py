@@ -87,6 +87,9 @@ OCR_CONFIDENCE_FLOOR = 80.0
 OCR_NUMBER_CONFIDENCE_FLOOR = 93.0
 OCR_MAX_UNCERTAIN_FRAC = 0.5  # a page with more of its words uncertain than this stays blocked, named
 OCR_WORKERS = 0  # pages read at once; 0: one per core
+# seconds a PDF's parse may take beyond parse_timeout_s for each of its pages, OCR on (a page read at 300 dpi
+# costs 2-4 CPU s; bench/RESULTS.md): a 900-page scan is not cut off at two minutes
+OCR_PAGE_BUDGET_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,7 @@ class PdfSettings:
     ocr_number_confidence_floor: float = OCR_NUMBER_CONFIDENCE_FLOOR
     ocr_max_uncertain_frac: float = OCR_MAX_UNCERTAIN_FRAC
     ocr_workers: int = OCR_WORKERS
+    ocr_page_budget_s: float = OCR_PAGE_BUDGET_S
 
     def __post_init__(self) -> None:
         for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac", "unmapped_glyph_max_frac", "small_head_ratio", "repeat_min_page_frac", "repeat_anywhere_page_frac"):
@@ -189,6 +193,8 @@ class PdfSettings:
                 raise ValueError(f"{name} {getattr(self, name)} must be a confidence in [0, 100]")
         if not 0.0 < self.ocr_max_uncertain_frac <= 1.0:
             raise ValueError(f"ocr_max_uncertain_frac {self.ocr_max_uncertain_frac} must be a fraction in (0, 1]")
+        if self.ocr_page_budget_s < 0:
+            raise ValueError(f"ocr_page_budget_s {self.ocr_page_budget_s} must not be negative")
         if self.ocr_workers < 0:
             raise ValueError(f"ocr_workers {self.ocr_workers} must not be negative (0: one per core)")
 

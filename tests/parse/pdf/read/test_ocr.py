@@ -77,3 +77,12 @@ def test_ocr_off_is_todays_block(scan):
 def test_ocr_settings_are_validated(field, value, message):
     with pytest.raises(ValueError, match=message):
         PdfSettings(**{field: value})
+
+
+def test_a_pdfs_time_limit_grows_with_its_pages_when_ocr_is_on():
+    from duocthu_assets.stages import ParseJob
+
+    on = ParseJob("a.pdf", "/wh", "0" * 64, "pdf", Settings(parse_timeout_s=120), pages=900)
+    off = ParseJob("a.pdf", "/wh", "0" * 64, "pdf", Settings(parse_timeout_s=120, pdf=PdfSettings(ocr=False)), pages=900)
+    docx = ParseJob("a.docx", "/wh", "0" * 64, "docx", Settings(parse_timeout_s=120), pages=0)
+    assert (on.timeout_s, off.timeout_s, docx.timeout_s) == (120 + 900 * 10.0, 120, 120)
