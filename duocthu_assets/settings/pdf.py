@@ -89,7 +89,7 @@ OCR_MAX_UNCERTAIN_FRAC = 0.5  # a page with more of its words uncertain than thi
 OCR_WORKERS = 0  # pages read at once; 0: one per core
 # seconds a PDF's parse may take beyond parse_timeout_s for each of its pages, OCR on (a page read at 300 dpi
 # costs 2-4 CPU s; bench/RESULTS.md): a 900-page scan is not cut off at two minutes
-OCR_PAGE_BUDGET_S = 10.0
+OCR_PAGE_BUDGET_S = 20.0
 
 
 @dataclass(frozen=True)

@@ -85,4 +85,4 @@ def test_a_pdfs_time_limit_grows_with_its_pages_when_ocr_is_on():
     on = ParseJob("a.pdf", "/wh", "0" * 64, "pdf", Settings(parse_timeout_s=120), pages=900)
     off = ParseJob("a.pdf", "/wh", "0" * 64, "pdf", Settings(parse_timeout_s=120, pdf=PdfSettings(ocr=False)), pages=900)
     docx = ParseJob("a.docx", "/wh", "0" * 64, "docx", Settings(parse_timeout_s=120), pages=0)
-    assert (on.timeout_s, off.timeout_s, docx.timeout_s) == (120 + 900 * 10.0, 120, 120)
+    assert (on.timeout_s, off.timeout_s, docx.timeout_s) == (120 + 900 * 20.0, 120, 120)
