@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from duocthu_assets.evaluation.runner import default_corpus_dirs
+from duocthu_assets.parse.pdf.engine import open_pdf
 from duocthu_assets.parse.pdf.read.ocr_pages import read_scans
 from duocthu_assets.parse.pdf.read.page import read_page
 from duocthu_assets.parse.pdf.read.scan_page import scan_content
-from duocthu_assets.parse.pdf.engine import open_pdf
 from duocthu_assets.parse.pdf.reader import PdfReader
 from duocthu_assets.settings import Settings
 from duocthu_assets.settings.pdf import PdfSettings

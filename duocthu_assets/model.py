@@ -162,7 +162,7 @@ class Segment:
     length: int = field(default=0, metadata=INT64)
     text_source: TextSource = TextSource.LAYER
     # words read by OCR below the confidence floor: spans into ``text`` (issue 39)
-    uncertain_spans: tuple["Span", ...] = ()
+    uncertain_spans: tuple[Span, ...] = ()
 
     @property
     def provenance(self) -> Provenance:
@@ -250,7 +250,7 @@ class ParsedDocument:
     furniture: list[Furniture] = field(default_factory=list)
     page_accounts: list[PageAccount] = field(default_factory=list)
     page_labels: list[str] = field(default_factory=list)  # the printed label of each physical page ("" when none)
-    ocr: "OcrProvenance | None" = None  # what read its pages by OCR, when any was
+    ocr: OcrProvenance | None = None  # what read its pages by OCR, when any was
 
 
 @dataclass(frozen=True)
@@ -336,7 +336,7 @@ class Chunk:
     has_quarantined_content: bool = False
     text_source: TextSource = TextSource.LAYER  # ``ocr`` when any of its text was read by OCR
     # the words of ``text`` OCR read below the confidence floor: a number in one is never shown as read
-    uncertain_spans: tuple["Span", ...] = ()
+    uncertain_spans: tuple[Span, ...] = ()
 
 
 # -- rows with no record of their own elsewhere: the one definition of their columns

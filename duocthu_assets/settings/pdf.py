@@ -8,7 +8,6 @@ size) or ``_frac`` (a fraction of a page or region dimension).
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,5 +198,5 @@ class PdfSettings:
             raise ValueError(f"ocr_workers {self.ocr_workers} must not be negative (0: one per core)")
 
 
-def resolve_pdf_settings(value: "PdfSettings | dict[str, Any] | None" = None) -> PdfSettings:
+def resolve_pdf_settings(value: PdfSettings | dict[str, Any] | None = None) -> PdfSettings:
     return resolve_config(PdfSettings, value, "PDF settings")

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from .geometry import BBox, center, contains_point
 
+
 def is_bad_glyph(ch: str) -> bool:
     o = ord(ch)
     return ch == "\ufffd" or 0xE000 <= o <= 0xF8FF or o >= 0xF0000
@@ -114,7 +115,7 @@ class Fragment(NamedTuple):
     text: str = ""
     size: float = 0.0  # the size most of its characters are set in
     bold: bool = False  # at least 80% of its characters bold
-    joined: tuple["Word", ...] = ()  # the page's words it was made of, when scripts were joined to its line (its words are new)
+    joined: tuple[Word, ...] = ()  # the page's words it was made of, when scripts were joined to its line (its words are new)
 
     @property
     def height(self) -> float:
@@ -208,7 +209,7 @@ class PageContent:
     lost: int = 0
     # a region of the page set sideways (a table turned a quarter beside upright
     # prose), read in its own frame: its words are not in ``words``
-    sideways: "PageContent | None" = None
+    sideways: PageContent | None = None
     sideways_matrix: object = None  # the quarter turn from the page to that frame
     # script lines MuPDF set apart from their text line → that line (read/scripts), joined in prose
     script_hosts: dict[int, int] = field(default_factory=dict)
@@ -234,7 +235,7 @@ class PageContent:
     # passages a line is drawn through (:func:`.read.strikes.mark_struck`): their words are written ``~~…~~``
     struck: tuple[str, ...] = ()
     # the page was read by OCR (read/scan_page.py): what read it and how sure it was; None: its text layer
-    ocr: "OcrRead | None" = None
+    ocr: OcrRead | None = None
 
     @property
     def all_words(self) -> tuple[Word, ...]:

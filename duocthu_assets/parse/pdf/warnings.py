@@ -175,11 +175,12 @@ def ocr_read(pages: list[PageContent], settings: PdfSettings) -> list[str]:
     words = sum(p.ocr.words for p in read)
     uncertain = sum(p.ocr.uncertain for p in read)
     shown = ", ".join(str(p.page_no) for p in read[:20]) + (" …" if len(read) > 20 else "")
-    out = [
+    summary = (
         f"{len(read)} page(s) read by OCR ({first.engine} {first.version}, {first.languages}, {first.dpi} dpi): {shown}; "
         f"{words} words, {uncertain} marked uncertain (below the confidence floor {settings.ocr_confidence_floor:g}, or a "
         f"number below {settings.ocr_number_confidence_floor:g} or in doubt: a number in one is withheld from answers)"
-    ]
+    )
+    out = [summary]
     out += [
         f"page {p.page_no}: {OCR_BLOCKED}: {p.ocr.blocked} (more than {settings.ocr_max_uncertain_frac:.0%} of its words "
         "uncertain, or none read) — check the scan; a better scan (300 dpi, straight) reads better"

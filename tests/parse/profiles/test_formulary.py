@@ -9,9 +9,11 @@ import pytest
 
 from duocthu_assets.model import Format, SegmentKind
 from duocthu_assets.parse import parse_document
-from duocthu_assets.parse.profiles.formulary import is_monograph_title, match_section_heading
+from duocthu_assets.parse.profiles.formulary import (
+    is_monograph_title,
+    match_section_heading,
+)
 from duocthu_assets.settings import Profile, Settings
-
 from tests.support.scans import needs_tesseract, scanned_pdf
 
 

@@ -18,8 +18,8 @@ from ....settings.pdf import PdfSettings
 from ..geometry import BBox, center, contains_point
 from ..records import OcrRead, PageContent, Picture, Word
 from .ocr import OcrWord
-from .ocr_need import ocr_layer
 from .ocr_doubt import uncertain_words
+from .ocr_need import ocr_layer
 from .ocr_pages import ScanRead
 from .scan_image import image_features
 from .words import words_to_fragments
