@@ -26,7 +26,7 @@ from .words import words_to_fragments
 
 OCR_LINE_IDS = 1_000_000  # OCR lines are numbered from here: apart from a text layer's lines on the same page
 LINE_HEIGHT_EM = 1.25  # a line's box (ascenders to descenders, Vietnamese marks above) is about this many times its size
-SAME_SIZE = (0.75, 1.3)  # a line this close to the page's usual line height is set in the body size
+SAME_SIZE = (0.7, 1.45)  # a line this close to the page's usual line height is set in the body size
 
 
 def only_regions(content: PageContent) -> bool:
