@@ -190,6 +190,9 @@ def render_answer(hit: Hit) -> Answer:
         notices.append("The answer is the crop: its content is not restated as text.")
         return Answer(**common, mode="crop_only", complete=False, text=None, withheld_numbers=0, notices=tuple(notices))
     text, doubted = withhold_uncertain(hit.text, hit.uncertain_spans)  # offsets into the stored text: first
+    if _doubted_heading(hit):  # the heading line is shown as metadata too: its numbers go as in the text
+        common.update(entry_title=_NUMERAL.sub(WITHHELD, hit.entry_title), section_title=_NUMERAL.sub(WITHHELD, hit.section_title),
+                      headings=tuple(_NUMERAL.sub(WITHHELD, h) for h in hit.headings))
     scanned = _scan_notices(hit, doubted)
     common["crops"] = crops + tuple(CropRef(a.block_id, a.kind, a.shape, a.printed_page, a.physical_page, a.crop_file, a.crop_exists) for a in hit.scans)
     if hit.quarantined:
@@ -213,6 +216,15 @@ def render_answer(hit: Hit) -> Answer:
     if doubted:
         return Answer(**common, mode="text_incomplete", complete=False, text=text, withheld_numbers=doubted, notices=tuple(notices))
     return Answer(**common, mode="text", complete=True, text=text, withheld_numbers=0, notices=tuple(notices))
+
+
+def _doubted_heading(hit: Hit) -> bool:
+    """An OCR'd hit whose heading-context line (its text's first line, when
+    it holds the heading trail) has an uncertain span in it."""
+    if hit.text_source != "ocr" or not hit.headings:
+        return False
+    first = hit.text.split("\n", 1)[0]
+    return hit.headings[-1] in first and any(offset < len(first) for offset, _ in hit.uncertain_spans)
 
 
 def _scan_notices(hit: Hit, doubted: int) -> list[str]:

@@ -40,3 +40,12 @@ def test_a_layer_hit_says_nothing_of_scans():
 
 def test_withhold_uncertain_withholds_digits_after_letters_too():
     assert withhold_uncertain("vitamin B12 x", [(8, 3)]) == (f"vitamin B{WITHHELD} x", 1)
+
+
+def test_numbers_in_a_doubted_heading_are_withheld_from_the_headings_too():
+    text = "Điều 1] 1. Phạm vi\n\nNội dung 5 điều."
+    hit = Hit(1, 1.0, "d.pdf", "d.pdf:x:0", "prose", "", "Điều 1] 1. Phạm vi", ("Điều 1] 1. Phạm vi",), (), (1,), text,
+              False, (), "ocr", ((6, 3),), ())
+    answer = render_answer(hit)
+    assert answer.headings == (f"Điều {WITHHELD}] {WITHHELD}. Phạm vi",) and WITHHELD in answer.section_title
+    assert "5 điều" in answer.text
