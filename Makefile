@@ -18,7 +18,7 @@ setup: $(STAMP) hooks
 hooks:
 	@git rev-parse --git-dir >/dev/null 2>&1 && git config core.hooksPath .githooks || true
 
-.PHONY: setup hooks run test ui browser faults-deps bench clean-warehouse scale-deps scale-setup scale-test
+.PHONY: setup hooks run test ui browser faults-deps ocr bench clean-warehouse scale-deps scale-setup scale-test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,6 +58,17 @@ faults-deps:
 	@command -v mkfs.ext4 >/dev/null 2>&1 \
 	  || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >/dev/null) \
 	  || echo "make faults-deps: e2fsprogs could not be installed; the disk-full fault tests will be skipped" >&2
+
+# Debian's Tesseract 5 with Vietnamese, English and Persian data, for OCR of
+# scanned pages (issue 39; docs/pdf-reader.md "Scanned pages"); idempotent.
+# Without root or a reachable package mirror it only warns: scanned pages then
+# stay blocked, named, and the OCR tests skip, saying why.
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-vie tesseract-ocr-eng tesseract-ocr-fas
+ocr:
+	@{ command -v tesseract >/dev/null 2>&1 && for l in vie eng fas; do tesseract --list-langs 2>/dev/null | grep -qx $$l || exit 1; done; } \
+	  || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(OCR_PACKAGES) >/dev/null) \
+	  || echo "make ocr: tesseract-ocr could not be installed; scanned pages stay blocked and the OCR tests will be skipped" >&2
+	@command -v tesseract >/dev/null 2>&1 && tesseract --version 2>/dev/null | head -1 || true
 
 bench: setup
 	$(BIN)/python bench/ingest.py

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from duocthu_assets.parse.pdf.read.hidden import INVISIBLE_TEXT
 from duocthu_assets.parse.pdf.read.scans import SCANNED_REGION
+from duocthu_assets.parse.pdf.warnings import OCR_BLOCKED, OCR_NOT_INSTALLED
 
 from .rules import DocumentRows, Rule, RuleResult
 
@@ -35,8 +36,18 @@ def no_pages_need_ocr(rows: DocumentRows) -> RuleResult:
     if not pages:
         return RuleResult(True, message="every page has a text layer")
     shown = ", ".join(str(p) for p in pages[:20]) + (" …" if len(pages) > 20 else "")
+    warnings = parsed.get("warnings") or ()
+    # what OCR made of them (read but still blocked, or not installed), when it ran
+    ocr = "".join(f" — {w}" for w in warnings if OCR_BLOCKED in w or OCR_NOT_INSTALLED in w)
     # what the parse said of text no reader sees (an OCR layer), when it did
-    layer = "".join(f" — {w}" for w in parsed.get("warnings") or () if INVISIBLE_TEXT in w or SCANNED_REGION in w)
+    layer = "".join(f" — {w}" for w in warnings if INVISIBLE_TEXT in w or SCANNED_REGION in w)
+    if any(OCR_BLOCKED in w for w in warnings):
+        advice = ("OCR read them but could not read them well enough: scan them again (300 dpi, straight, clean), "
+                  "or lower [pdf] ocr_confidence_floor only if the scan is known good")
+    else:
+        advice = ("OCR is off or not installed for this collection: run `make ocr` and set ocr = true under [pdf] in its "
+                  "collection.toml, or OCR the file (e.g. ocrmypdf) and add it again to a collection that accepts OCR text "
+                  "as it reads (accept_ocr_text = true under [pdf])")
     return RuleResult(
         False,
         len(pages),
@@ -44,9 +55,7 @@ def no_pages_need_ocr(rows: DocumentRows) -> RuleResult:
         tuple(pages),
         message=f"{len(pages)} page(s) have no usable text layer (scanned, drawn as outlines, glyphs without a Unicode mapping, "
         f"only an OCR program's reading of a scan, which no reader sees, or a scanned picture with no text over it) and need OCR: "
-        f"{shown} — nothing is OCRed silently; OCR the file "
-        "(e.g. ocrmypdf) and add it again to a collection that accepts OCR text as it reads (accept_ocr_text = true under [pdf] "
-        f"in its collection.toml){layer}",
+        f"{shown} — nothing is OCRed silently; {advice}{ocr}{layer}",
     )
 
 

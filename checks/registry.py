@@ -8,9 +8,10 @@ from .adr0018 import ADR0018_RULES
 from .chunk_contract import CONTRACT_RULES
 from .document_rules import CHUNK_STEP_RULES, CROP_RULES, EMBEDDING_RULES, PARSED_RULES, RAW_RULES
 from .leaks import LEAK_RULES
+from .ocr import OCR_RULES
 from .rules import Rule
 
-CHUNK_RULES: list[Rule] = [*CHUNK_STEP_RULES, *ADR0006_RULES, *CONTRACT_RULES, *LEAK_RULES, *ADR0018_RULES]
+CHUNK_RULES: list[Rule] = [*CHUNK_STEP_RULES, *ADR0006_RULES, *CONTRACT_RULES, *LEAK_RULES, *ADR0018_RULES, *OCR_RULES]
 
 RULES_BY_ASSET: dict[str, list[Rule]] = {
     "raw_documents": RAW_RULES,

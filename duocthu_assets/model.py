@@ -87,6 +87,14 @@ class FurnitureKind(StrEnum):
     HIDDEN = "hidden"  # text the page does not show: an opaque shape drawn over it (parse/pdf/read/hidden.py)
 
 
+class TextSource(StrEnum):
+    """Where a segment's or chunk's text was read: the PDF's text layer (or the
+    DOCX/XLSX/CSV itself), or the page image by OCR (issue 39)."""
+
+    LAYER = "layer"
+    OCR = "ocr"
+
+
 class ChunkKind(StrEnum):
     PROSE = "prose"
     TABLE_ROW = "table_row"
@@ -153,6 +161,9 @@ class Segment:
     source_ref: str = ""  # "pdf:p3", "docx:body[12]", "Sheet1!A5", "csv:row7"
     offset: int = field(default=0, metadata=INT64)
     length: int = field(default=0, metadata=INT64)
+    text_source: TextSource = TextSource.LAYER
+    # words read by OCR below the confidence floor: spans into ``text`` (issue 39)
+    uncertain_spans: tuple[Span, ...] = ()
 
     @property
     def provenance(self) -> Provenance:
@@ -240,12 +251,36 @@ class ParsedDocument:
     furniture: list[Furniture] = field(default_factory=list)
     page_accounts: list[PageAccount] = field(default_factory=list)
     page_labels: list[str] = field(default_factory=list)  # the printed label of each physical page ("" when none)
+    ocr: OcrProvenance | None = None  # what read its pages by OCR, when any was
+
+
+@dataclass(frozen=True)
+class OcrProvenance:
+    """What read a document's scanned pages (issue 39)."""
+
+    engine: str  # "tesseract"
+    version: str  # "5.3.0"
+    languages: str  # "vie+eng"
+    dpi: int
+    pages: tuple[int, ...]  # the pages read by OCR
 
 
 @dataclass(frozen=True)
 class Span:
     offset: int = field(metadata=INT64)
     length: int = field(metadata=INT64)
+
+
+def merge_spans(spans) -> tuple[Span, ...]:
+    """Spans in order, overlapping or touching ones (``12`` ``,5``) joined."""
+    out: list[Span] = []
+    for s in sorted(spans, key=lambda s: (s.offset, s.length)):
+        if out and s.offset <= out[-1].offset + out[-1].length:
+            last = out[-1]
+            out[-1] = Span(last.offset, max(last.offset + last.length, s.offset + s.length) - last.offset)
+        else:
+            out.append(s)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -300,6 +335,9 @@ class Chunk:
     content_hash: str
     attachments: tuple[ChunkAttachment, ...] = ()
     has_quarantined_content: bool = False
+    text_source: TextSource = TextSource.LAYER  # ``ocr`` when any of its text was read by OCR
+    # the words of ``text`` OCR read below the confidence floor: a number in one is never shown as read
+    uncertain_spans: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -386,6 +424,12 @@ class ParsedDocumentRow:
     page_accounts: tuple[PageAccount, ...]
     furniture: tuple[Furniture, ...]
     page_labels: tuple[str, ...]  # per physical page, the printed label ("" when none)
+    # what read its scanned pages by OCR ("" / 0 / () when none was)
+    ocr_engine: str = ""
+    ocr_version: str = ""
+    ocr_languages: str = ""
+    ocr_dpi: int = 0
+    pages_ocr: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

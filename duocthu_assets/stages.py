@@ -30,13 +30,25 @@ class ParseJob:
     sha256: str
     fmt: str
     settings: Settings
+    pages: int = 0  # the PDF's pages (raw_documents.page_count): each may need OCR
+
+    @property
+    def timeout_s(self) -> float:
+        """``parse_timeout_s``, and for a PDF read with OCR on, ``ocr_page_budget_s``
+        more for each of its pages (a scan of 900 pages reads for an hour)."""
+        extra = self.pages * self.settings.pdf.ocr_page_budget_s if self.fmt == Format.PDF.value and self.settings.pdf.ocr else 0.0
+        return self.settings.parse_timeout_s + extra
 
 
 def _parse_stored(job: ParseJob) -> ParsedDocument:
-    data = Warehouse(job.warehouse_root).read_source(job.sha256)
-    return parse_document(data, Format(job.fmt), job.settings)
+    warehouse = Warehouse(job.warehouse_root)
+    data = warehouse.read_source(job.sha256)
+    cache = warehouse.path(OCR_CACHE)
+    local = getattr(cache, "protocol", "") in ("", "file", "local")  # a warehouse in object storage keeps no OCR cache
+    return parse_document(data, Format(job.fmt), job.settings, ocr_cache=str(cache.path if hasattr(cache, "path") else cache) if local else None)
 
 
+OCR_CACHE = "ocr_cache"  # the warehouse's folder of pages read by OCR, by page-image hash (parse/pdf/read/ocr_pages.py)
 PARSE_JOBS_PER_CHILD = 16  # then a fresh child: whatever a parser kept in memory goes with it
 
 
@@ -46,7 +58,7 @@ def parse_many(jobs: list[ParseJob], workers: int = 2) -> dict[str, Outcome]:
     outcomes: dict[str, Outcome] = {}
     by_limits: dict[tuple[float, int], list[ParseJob]] = {}
     for job in jobs:
-        by_limits.setdefault((job.settings.parse_timeout_s, job.settings.memory_budget_mb), []).append(job)
+        by_limits.setdefault((job.timeout_s, job.settings.memory_budget_mb), []).append(job)
     for (timeout, memory_mb), group in by_limits.items():
         outcomes.update(run_isolated(_parse_stored, [(j.doc_id, (j,)) for j in group], timeout, workers,
                                      jobs_per_child=PARSE_JOBS_PER_CHILD, memory_mb=memory_mb))
@@ -109,6 +121,7 @@ def parsed_tables(doc_id: str, raw_row: dict[str, Any], outcome: Outcome | None)
         "page_accounts": [_plain(a) for a in parsed.page_accounts],
         "furniture": [_plain(f) for f in parsed.furniture],
         "page_labels": list(parsed.page_labels),
+        **ocr_columns(parsed),
         "schema_version": SCHEMA_VERSION,
     }
     return {
@@ -116,6 +129,14 @@ def parsed_tables(doc_id: str, raw_row: dict[str, Any], outcome: Outcome | None)
         "lifted_blocks": table_from_rows("lifted_blocks", [to_row(b, doc_id) for b in parsed.blocks]),
         "parsed_documents": table_from_rows("parsed_documents", [summary]),
     }
+
+
+def ocr_columns(parsed: ParsedDocument) -> dict[str, Any]:
+    """The parse record's OCR provenance: engine, version, languages, dpi, pages."""
+    ocr = parsed.ocr
+    if ocr is None:
+        return {"ocr_engine": "", "ocr_version": "", "ocr_languages": "", "ocr_dpi": 0, "pages_ocr": []}
+    return {"ocr_engine": ocr.engine, "ocr_version": ocr.version, "ocr_languages": ocr.languages, "ocr_dpi": ocr.dpi, "pages_ocr": list(ocr.pages)}
 
 
 def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_rows: list[dict[str, Any]], settings: Settings) -> list[dict[str, Any]]:
@@ -126,12 +147,14 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
     keep: set[str] = set()
     if block_rows:
         from .parse.pdf.crops import render_block_crop
+        from .parse.pdf.engine import open_pdf
 
         data = warehouse.read_source(raw_row["sha256"])
+        doc = open_pdf(data)  # once for all the document's crops
         for block in block_rows:
             try:
                 png, width, height = render_block_crop(
-                    data, block["page_no"], tuple(block["bbox"]), settings.crop_dpi, settings.crop_margin_pt
+                    data, block["page_no"], tuple(block["bbox"]), settings.crop_dpi, settings.crop_margin_pt, doc
                 )
             except Exception as exc:  # noqa: BLE001 - this document's crop fails, said with its size
                 for name in keep:  # no PNG of a document without crops rows stays behind
@@ -155,6 +178,7 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
                     "schema_version": SCHEMA_VERSION,
                 }
             )
+        doc.close()
     if folder.exists():
         for stale in folder.iterdir():
             # only PNGs of earlier versions: a hidden temporary file is another
@@ -163,6 +187,17 @@ def crop_rows(warehouse: Warehouse, doc_id: str, raw_row: dict[str, Any], block_
                 with contextlib.suppress(FileNotFoundError):  # another writer removed it first
                     stale.unlink()
     return rows
+
+
+def scan_regions(segment_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The segments read by OCR as regions to crop (issue 39: the scan is the
+    authority, an answer offers its crop), named by segment id."""
+    return [
+        {"block_id": s["segment_id"], "page_no": s["page_no"], "bbox": s["bbox"], "printed_page": s.get("printed_page"),
+         "printed_label": s.get("printed_label") or ""}
+        for s in segment_rows
+        if s.get("text_source") == "ocr" and s.get("page_no") and s.get("bbox")
+    ]
 
 
 def crop_rows_at(warehouse_root: str, doc_id: str, raw_row: dict[str, Any], block_rows: list[dict[str, Any]], settings: Settings) -> list[dict[str, Any]]:

@@ -44,7 +44,7 @@ def parse_documents(context: dg.AssetExecutionContext, raw_documents: dict[str, 
     keys = context.partition_keys
     raw = {k: first_row(raw_documents.get(k)) for k in keys}
     jobs = [
-        ParseJob(k, str(wh.root), r["sha256"], r["format"], row_settings(r))
+        ParseJob(k, str(wh.root), r["sha256"], r["format"], row_settings(r), r.get("page_count") or 0)
         for k, r in raw.items()
         if r is not None and r["status"] == "accepted"
     ]

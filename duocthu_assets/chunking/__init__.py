@@ -31,11 +31,14 @@ from ..model import (
     LiftedBlock,
     Region,
     Segment,
+    Span,
+    TextSource,
 )
 from ..settings import Settings
 from .descriptors import describe_block
 from .packing import PackedChunk, pack_section
 from .tokenizer import count_tokens
+from .uncertain import chunk_provenance, heading_doubts
 
 __all__ = [
     "build_chunks",
@@ -90,6 +93,8 @@ class _Draft:
     source_elements: tuple[str, ...]
     attachments: tuple[ChunkAttachment, ...]
     block_id: str = ""
+    text_source: TextSource = TextSource.LAYER
+    uncertain_spans: tuple[Span, ...] = ()
 
 
 def group_sections(segments: list[Segment]) -> list[list[Segment]]:
@@ -150,6 +155,7 @@ def order_with_descriptors(
     hosts: list[int | None],
     crop_paths: dict[str, str],
     language: str,
+    doubts: tuple[str, ...] = (),
 ) -> list[_Draft]:
     """Every chunk in chain order: each packed chunk followed by the
     descriptors of the blocks attached to it; an unhosted block's descriptor
@@ -173,6 +179,7 @@ def order_with_descriptors(
         emit_orphans(sections[k])
         sources = p.source_segments
         own = tuple(attachments[j] for j in hosted.get(k, []))
+        source, uncertain = chunk_provenance(p, doubts)
         drafts.append(
             _Draft(
                 kind=p.kind,
@@ -183,6 +190,8 @@ def order_with_descriptors(
                 regions=segment_regions(sources),
                 source_elements=tuple(s.segment_id for s in sources),
                 attachments=own,
+                text_source=source,
+                uncertain_spans=uncertain,
             )
         )
         for j in hosted.get(k, []):
@@ -224,6 +233,8 @@ def link_chunks(doc_id: str, drafts: list[_Draft]) -> list[Chunk]:
                 content_hash=content_hash(d.text),
                 attachments=d.attachments,
                 has_quarantined_content=any(a.quarantined for a in d.attachments),
+                text_source=d.text_source,
+                uncertain_spans=d.uncertain_spans,
             )
         )
     return chunks
@@ -253,5 +264,5 @@ def build_chunks(
             packed.append(p)
             sections.append(group[0].section_index)
     hosts = place_blocks_on_chunks(packed, sections, blocks)
-    drafts = order_with_descriptors(packed, sections, blocks, hosts, crop_paths, settings.language)
+    drafts = order_with_descriptors(packed, sections, blocks, hosts, crop_paths, settings.language, heading_doubts(segments))
     return link_chunks(doc_id, drafts)

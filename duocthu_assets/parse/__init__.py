@@ -10,7 +10,9 @@ in their sections, and assembles the canonical text (``canonical``).
 from __future__ import annotations
 
 import importlib
+import sys
 
+from .. import progress
 from ..model import Format, ParsedDocument
 from ..settings import Settings
 from .canonical import assemble
@@ -24,16 +26,24 @@ PARSER_MODULES: dict[Format, str] = {
     Format.CSV: "duocthu_assets.parse.office.delimited",
 }
 
+def ocr_progress(done: int, total: int, rate: float, left: float) -> None:
+    """OCR's progress on stderr, where ``duocthu ingest`` shows progress."""
+    if progress.enabled() and (done == total or done % max(1, total // 20) == 0):
+        print(f"  [ocr] {done}/{total} pages, {rate:.2f} pages/s, {left:.0f} s left", file=sys.stderr, flush=True)
+
+
 __all__ = ["parse_document", "DocumentRejected", "ParseFailed", "PARSER_MODULES"]
 
 
-def parse_document(data: bytes, fmt: Format, settings: Settings) -> ParsedDocument:
+def parse_document(data: bytes, fmt: Format, settings: Settings, ocr_cache: str | None = None) -> ParsedDocument:
+    """The document parsed by its format's reader; a PDF's scanned pages
+    read by OCR, cached in the folder ``ocr_cache`` when given."""
     module_name = PARSER_MODULES.get(fmt)
     if module_name is None:
         raise DocumentRejected(f"no parser for format {fmt.value}")
     parser = importlib.import_module(module_name)
     if fmt is Format.PDF:  # the PDF stage's own settings, nested in the document's
-        parsed: ParsedDocument = parser.parse(data, settings, settings.pdf)
+        parsed: ParsedDocument = parser.parse(data, settings, settings.pdf, ocr_cache=ocr_cache, progress=ocr_progress)
     else:
         parsed = parser.parse(data, settings)
     segments = assign_sections(parsed.segments)

@@ -8,6 +8,10 @@
 3. no number from a chunk carrying a quarantined attachment is shown: every
    numeral in its text is withheld (``[…]``) with a pointer to the crop.
 
+And issue 39's: a hit read from a scan by OCR says so and offers the crop
+of its region of the scan; a number inside a word OCR read below the
+confidence floor (the chunk's ``uncertain_spans``) is withheld the same way.
+
 And one of this project's: a hit whose text holds a passage struck through
 in the source (``~~0,5 g~~``, :mod:`duocthu_assets.parse.inline_marks`)
 says that such a passage is shown deleted, not in force.
@@ -60,6 +64,20 @@ def withhold_numbers(text: str) -> tuple[str, int]:
         return WITHHELD
 
     return _NUMERAL.sub(replace, text), count
+
+
+def withhold_uncertain(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, int]:
+    """``text`` with every numeral inside an uncertain span (a word OCR read
+    below the confidence floor, ``(offset, length)``) replaced by ``[…]``,
+    and how many: wider than :func:`withhold_numbers` — a digit OCR was unsure
+    of is withheld even after a letter (``B12`` may be ``B1Z``)."""
+    count = 0
+    for offset, length in sorted(spans, reverse=True):
+        piece, n = _NUMERAL.subn(WITHHELD, text[offset : offset + length])
+        if n:
+            text = text[:offset] + piece + text[offset + length :]
+            count += n
+    return text, count
 
 
 @dataclass(frozen=True)
@@ -171,8 +189,15 @@ def render_answer(hit: Hit) -> Answer:
         ]
         notices.append("The answer is the crop: its content is not restated as text.")
         return Answer(**common, mode="crop_only", complete=False, text=None, withheld_numbers=0, notices=tuple(notices))
+    text, doubted = withhold_uncertain(hit.text, hit.uncertain_spans)  # offsets into the stored text: first
+    if _doubted_heading(hit):  # the heading line is shown as metadata too: its numbers go as in the text
+        common.update(entry_title=_NUMERAL.sub(WITHHELD, hit.entry_title), section_title=_NUMERAL.sub(WITHHELD, hit.section_title),
+                      headings=tuple(_NUMERAL.sub(WITHHELD, h) for h in hit.headings))
+    scanned = _scan_notices(hit, doubted)
+    common["crops"] = crops + tuple(CropRef(a.block_id, a.kind, a.shape, a.printed_page, a.physical_page, a.crop_file, a.crop_exists) for a in hit.scans)
     if hit.quarantined:
-        text, withheld = withhold_numbers(hit.text)
+        text, withheld = withhold_numbers(text)
+        withheld += doubted
         notices = [_crop_notice(a) for a in quarantined]
         if not quarantined:
             notices.append(
@@ -185,10 +210,37 @@ def render_answer(hit: Hit) -> Answer:
                 f"{withheld} number(s) withheld ({WITHHELD}): no dose may be stated from a chunk whose table, formula or "
                 "picture was lifted out; read the values from the crop or the printed page."
             )
-        notices += _struck_notices(text)
+        notices += scanned + _struck_notices(text)
         return Answer(**common, mode="text_incomplete", complete=False, text=text, withheld_numbers=withheld, notices=tuple(notices))
-    notices = [f"Also attached: {_crop_notice(a)}" for a in hit.attachments] + _struck_notices(hit.text)
-    return Answer(**common, mode="text", complete=True, text=hit.text, withheld_numbers=0, notices=tuple(notices))
+    notices = [f"Also attached: {_crop_notice(a)}" for a in hit.attachments] + scanned + _struck_notices(text)
+    if doubted:
+        return Answer(**common, mode="text_incomplete", complete=False, text=text, withheld_numbers=doubted, notices=tuple(notices))
+    return Answer(**common, mode="text", complete=True, text=text, withheld_numbers=0, notices=tuple(notices))
+
+
+def _doubted_heading(hit: Hit) -> bool:
+    """An OCR'd hit whose heading-context line (its text's first line, when
+    it holds the heading trail) has an uncertain span in it."""
+    if hit.text_source != "ocr" or not hit.headings:
+        return False
+    first = hit.text.split("\n", 1)[0]
+    return hit.headings[-1] in first and any(offset < len(first) for offset, _ in hit.uncertain_spans)
+
+
+def _scan_notices(hit: Hit, doubted: int) -> list[str]:
+    """An OCR'd hit says it was read from a scan, offers the crop of each of
+    its regions, and says why numbers were withheld."""
+    if hit.text_source != "ocr":
+        return []
+    where = _page_label(hit.printed_pages[0] if hit.printed_pages else None, hit.physical_pages[0] if hit.physical_pages else None)
+    crops = "; ".join(f"crop: {a.crop_file}" for a in hit.scans) or "no crop was rendered; read the source at that page"
+    out = [f"Read from a scanned page by OCR ({where}): the scan is the authority, not this text — {crops}."]
+    if doubted:
+        out.append(
+            f"{doubted} number(s) withheld ({WITHHELD}): OCR read them from the scan below its confidence floor; read "
+            "them from the crop of the scan."
+        )
+    return out
 
 
 def _where(answer: Answer) -> str:

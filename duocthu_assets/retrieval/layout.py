@@ -44,7 +44,7 @@ from ..warehouse import Warehouse, parquet_from_bytes, stamp_table
 INDEX_ASSET = "search_index"
 PARTS_DIR = "parts"
 PARTS = 64
-LAYOUT = 2  # 1: one index.parquet holding every row (before issue 20/21's partitioned index)
+LAYOUT = 3  # 1: one index.parquet holding every row (before issue 20/21's partitioned index); 3: OCR provenance (issue 39)
 
 META_MODEL = b"duocthu.search_index.model_id"
 META_DIM = b"duocthu.search_index.dim"
@@ -70,6 +70,9 @@ CHUNK_COLUMNS = [
     "attachments",
     "has_quarantined_content",
     "content_hash",
+    "text_source",  # issue 39: read from a scan by OCR, its uncertain words, the segments whose crops show the scan
+    "uncertain_spans",
+    "source_elements",
 ]
 LEXICAL_COLUMNS = [("terms", pa.list_(pa.string())), ("counts", pa.list_(pa.int32())), ("length", pa.int32())]
 

@@ -168,6 +168,9 @@ class Hit:
     text: str
     has_quarantined_content: bool
     attachments: tuple[HitAttachment, ...]
+    text_source: str = "layer"  # "ocr": read from a scan (issue 39)
+    uncertain_spans: tuple[tuple[int, int], ...] = ()  # (offset, length) into ``text``: words OCR was unsure of
+    scans: tuple[HitAttachment, ...] = ()  # an OCR'd chunk's regions of the scan, each a crop (kind "scan")
 
     @property
     def quarantined(self) -> bool:
@@ -203,6 +206,21 @@ def _crop(warehouse: Warehouse, doc_id: str, att: dict[str, Any]) -> HitAttachme
     )
 
 
+def _scans(warehouse: Warehouse, row: dict[str, Any]) -> tuple[HitAttachment, ...]:
+    """An OCR'd chunk's segments' crops of the scan (``crops/<doc_id>/<segment_id>.png``,
+    rendered by the crops asset), each with the page of its region."""
+    if row.get("text_source") != "ocr":
+        return ()
+    regions = list(row.get("regions") or ())
+    out = []
+    for k, sid in enumerate(row.get("source_elements") or ()):
+        region = regions[min(k, len(regions) - 1)] if regions else {}
+        out.append(_crop(warehouse, row["doc_id"], {"block_id": sid, "kind": "scan", "shape": "scan_region", "quarantined": False,
+                                                    "physical_page": region.get("page_no"), "printed_page": region.get("printed_page"),
+                                                    "printed_label": region.get("printed_label")}))
+    return tuple(a for a in out if a.crop_exists)
+
+
 def _pages(regions: Sequence[dict[str, Any]] | None, key: str) -> tuple[int, ...]:
     return tuple(sorted({r[key] for r in regions or () if r.get(key) is not None}))
 
@@ -227,6 +245,9 @@ def make_hits(warehouse: Warehouse, index: LoadedIndex, ranked: Sequence[tuple[i
                 text=row["text"] or "",
                 has_quarantined_content=bool(row["has_quarantined_content"]),
                 attachments=tuple(_crop(warehouse, row["doc_id"], a) for a in row["attachments"] or ()),
+                text_source=row.get("text_source") or "layer",
+                uncertain_spans=tuple((int(s["offset"]), int(s["length"])) for s in row.get("uncertain_spans") or ()),
+                scans=_scans(warehouse, row),
             )
         )
     return hits

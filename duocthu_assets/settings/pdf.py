@@ -7,6 +7,7 @@ size) or ``_frac`` (a fraction of a page or region dimension).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +74,22 @@ VECTOR_TEXT_MIN_PATHS = 400  # a page with no text but this many vector paths ha
 # checked by a person, unless the collection accepts such text as read ([pdf] accept_ocr_text)
 ACCEPT_OCR_TEXT = False
 
+# --- OCR (issue 39): pages with no usable text layer read by Tesseract -------
+OCR = True  # off: such pages are named and the document blocked (no_pages_need_ocr)
+OCR_LANGUAGES = "vie+eng"  # Tesseract's languages, joined by "+" (make ocr installs vie, eng, fas)
+OCR_DPI = 300  # the page image Tesseract reads (200-400)
+# a word Tesseract is less sure of than this (its 0-100 confidence) is uncertain: its span is marked on the
+# chunk (uncertain_spans) and a number inside it is withheld from answers
+OCR_CONFIDENCE_FLOOR = 80.0
+# a word holding a digit needs this much (and the number rules of parse/pdf/read/ocr_doubt.py): numbers are what must
+# never be silently wrong (the OCR bench, bench/RESULTS.md: floor 80 alone left 22 numbers wrong outside a span, 80 + 93 none)
+OCR_NUMBER_CONFIDENCE_FLOOR = 93.0
+OCR_MAX_UNCERTAIN_FRAC = 0.5  # a page with more of its words uncertain than this stays blocked, named
+OCR_WORKERS = 0  # pages read at once; 0: one per core
+# seconds a PDF's parse may take beyond parse_timeout_s for each of its pages, OCR on (a page read at 300 dpi
+# costs 2-4 CPU s; bench/RESULTS.md): a 900-page scan is not cut off at two minutes
+OCR_PAGE_BUDGET_S = 20.0
+
 
 @dataclass(frozen=True)
 class PdfSettings:
@@ -120,6 +137,14 @@ class PdfSettings:
     unmapped_glyph_max_frac: float = UNMAPPED_GLYPH_MAX_FRAC
     vector_text_min_paths: int = VECTOR_TEXT_MIN_PATHS
     accept_ocr_text: bool = ACCEPT_OCR_TEXT
+    ocr: bool = OCR
+    ocr_languages: str = OCR_LANGUAGES
+    ocr_dpi: int = OCR_DPI
+    ocr_confidence_floor: float = OCR_CONFIDENCE_FLOOR
+    ocr_number_confidence_floor: float = OCR_NUMBER_CONFIDENCE_FLOOR
+    ocr_max_uncertain_frac: float = OCR_MAX_UNCERTAIN_FRAC
+    ocr_workers: int = OCR_WORKERS
+    ocr_page_budget_s: float = OCR_PAGE_BUDGET_S
 
     def __post_init__(self) -> None:
         for name in ("furniture_band_frac", "prose_row_width_frac", "max_prose_row_frac", "fraction_center_frac", "ocr_min_image_cover_frac", "unmapped_glyph_max_frac", "small_head_ratio", "repeat_min_page_frac", "repeat_anywhere_page_frac"):
@@ -150,9 +175,28 @@ class PdfSettings:
             raise ValueError(f"max_continuation_rows {self.max_continuation_rows} must not be negative")
         if not isinstance(self.accept_ocr_text, bool):
             raise ValueError(f"accept_ocr_text {self.accept_ocr_text!r} must be true or false")
+        self._check_ocr()
         if self.heading_size_ratio <= 1.0:
             raise ValueError(f"heading_size_ratio {self.heading_size_ratio} must exceed 1")
 
+    def _check_ocr(self) -> None:
+        if not isinstance(self.ocr, bool):
+            raise ValueError(f"ocr {self.ocr!r} must be true or false")
+        langs = self.ocr_languages.split("+") if isinstance(self.ocr_languages, str) else []
+        if not langs or not all(re.fullmatch(r"[a-z_]{3,16}", lang) for lang in langs):
+            raise ValueError(f"ocr_languages {self.ocr_languages!r} must be Tesseract language names joined by '+' (vie+eng)")
+        if not 100 <= self.ocr_dpi <= 600:
+            raise ValueError(f"ocr_dpi {self.ocr_dpi} must be between 100 and 600")
+        for name in ("ocr_confidence_floor", "ocr_number_confidence_floor"):
+            if not 0.0 <= getattr(self, name) <= 100.0:
+                raise ValueError(f"{name} {getattr(self, name)} must be a confidence in [0, 100]")
+        if not 0.0 < self.ocr_max_uncertain_frac <= 1.0:
+            raise ValueError(f"ocr_max_uncertain_frac {self.ocr_max_uncertain_frac} must be a fraction in (0, 1]")
+        if self.ocr_page_budget_s < 0:
+            raise ValueError(f"ocr_page_budget_s {self.ocr_page_budget_s} must not be negative")
+        if self.ocr_workers < 0:
+            raise ValueError(f"ocr_workers {self.ocr_workers} must not be negative (0: one per core)")
 
-def resolve_pdf_settings(value: "PdfSettings | dict[str, Any] | None" = None) -> PdfSettings:
+
+def resolve_pdf_settings(value: PdfSettings | dict[str, Any] | None = None) -> PdfSettings:
     return resolve_config(PdfSettings, value, "PDF settings")

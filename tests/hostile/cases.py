@@ -49,7 +49,7 @@ class Case:
 COLLECTION_TOML = {
     # every parse in this folder gets one millisecond: the real per-document
     # time limit (a forked child, killed at the deadline) ends it
-    "parse/time_limit": "parse_timeout_s = 0.001\n",
+    "parse/time_limit": "parse_timeout_s = 0.001\n[pdf]\nocr_page_budget_s = 0.0\n",  # no OCR allowance per page
     # the collection declares its CSVs' encoding
     "parse/csv_cp1252": 'csv_encoding = "cp1252"\n',
     # a collection whose files may be at most 1 KiB (default: 512 MiB)
@@ -133,11 +133,11 @@ CASES: list[Case] = [
     Case("parse/pdf/zero_pages.pdf", FAILED, r"no pages", make=makers.make_zero_page_pdf,
          proves="a well-formed PDF with an empty page tree fails, saying it has no pages"),
     Case("parse/pdf/scanned.pdf", BLOCKED, r"OCR", make=docgen.make_scanned_pdf, failed_checks=("no_pages_need_ocr",),
-         proves="image-only pages: blocked by no_pages_need_ocr, naming the pages; nothing OCRed silently"),
-    Case("parse/pdf/ocr_test_scanned.pdf", BLOCKED, r"OCR", corpus="docling__ocr_test_scanned.pdf", failed_checks=("no_pages_need_ocr",),
-         proves="a real scan with no text layer is blocked"),
-    Case("parse/pdf/image_scanned_report.pdf", BLOCKED, r"OCR", corpus="camelot__image_scanned_report.pdf",
-         failed_checks=("no_pages_need_ocr",), proves="a scanned table report is blocked"),
+         proves="image-only pages OCR reads nothing on: blocked by no_pages_need_ocr, naming the pages; nothing OCRed silently"),
+    Case("ok/pdf/ocr_test_scanned.pdf", OK, corpus="docling__ocr_test_scanned.pdf", indexed_text="Docling bundles PDF document conversion",
+         warning=r"1 page\(s\) read by OCR \(tesseract", proves="a real scan with no text layer is read by OCR (issue 39)"),
+    Case("ok/pdf/image_scanned_report.pdf", OK, corpus="camelot__image_scanned_report.pdf", indexed_text="Scan Information",
+         warning=r"read by OCR", proves="a scanned table report is read by OCR, its table lifted from the image (issue 39)"),
     Case("refused/pdf/empty.pdf", REJECTED, r"empty file", corpus="pdfplumber__empty.pdf",
          proves="0 bytes named .pdf: refused as an unfinished upload"),
     Case("parse/time_limit/long.pdf", FAILED, r"0\.001 s limit", make=makers.make_long_pdf,

@@ -40,9 +40,9 @@ def test_the_pdf_parser_is_given_the_documents_pdf_settings(monkeypatch):
     seen = {}
     real = pdf.parse
 
-    def spy(data, settings, pdf_settings=None, stats=None):
+    def spy(data, settings, pdf_settings=None, stats=None, **ocr):
         seen["pdf_settings"] = pdf_settings
-        return real(data, settings, pdf_settings, stats)
+        return real(data, settings, pdf_settings, stats, **ocr)
 
     monkeypatch.setattr(pdf, "parse", spy)
     settings = Settings(profile="formulary", pdf={"heading_max_words": 3})

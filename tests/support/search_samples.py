@@ -56,6 +56,8 @@ def chunk(doc_id, index, text, *, kind="prose", entry=DRUG, section=DOSING, sect
         "content_hash": hashlib.sha256(text.encode("utf-8")).hexdigest(),
         "attachments": attachments,
         "has_quarantined_content": any(a["quarantined"] for a in attachments) if has_q is None else has_q,
+        "text_source": "layer",
+        "uncertain_spans": [],
         "schema_version": SCHEMA_VERSION,
     }
 

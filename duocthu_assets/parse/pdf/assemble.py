@@ -19,6 +19,7 @@ from .geometry import BBox, rounded
 from .layout.headings import Draft, classify
 from .layout.page import PageLayout
 from .layout.paragraphs import Para
+from .ocr_spans import segment_provenance
 from .read.orientation import turned_box
 from .read.rtl import has_rtl, right_to_left_table, row_reading_order
 from .records import Fragment, dominant_size
@@ -113,13 +114,18 @@ def assemble(layouts: list[PageLayout], settings: Settings, ps: PdfSettings, bod
     for lay in layouts:
         for item in lay.items:
             if isinstance(item, Para):
+                made: list[Segment] = []
                 for draft in drafts_by_para[id(item)]:
-                    segment = _segment(draft, len(segments) + 1, lay, settings)
+                    segment = _segment(draft, len(segments) + len(made) + 1, lay, settings)
                     if segment is not None and id(item) in lay.sideways_items:
                         segment = dataclasses.replace(segment, bbox=rounded(turned_box(draft.bbox, lay.sideways_back)))
                     if segment is not None:
-                        segments.append(segment)
-                        last_segment = segment.segment_id
+                        made.append(segment)
+                words = [w for f in item.fragments for w in f.words]
+                read = segment_provenance([m.text for m in made], words, settings.normalization)
+                segments += [dataclasses.replace(m, text_source=source, uncertain_spans=spans) for m, (source, spans) in zip(made, read)]
+                if made:
+                    last_segment = made[-1].segment_id
                 continue
             p = by_candidate[id(item)]
             shape = BlockShape.CROSS_PAGE_CONTINUATION if p.block_id in continued else item.shape

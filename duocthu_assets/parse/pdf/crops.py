@@ -16,19 +16,21 @@ from .read.page import TEXT_FLAGS
 MIN_CROP_DPI = 150
 
 
-def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt: float) -> tuple[bytes, int, int]:
+def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt: float, doc=None) -> tuple[bytes, int, int]:
     """PNG bytes, width and height in pixels of ``bbox`` (top-left origin, PDF
     points, in the page's reading orientation as the parser reports it) on
     1-based ``page_no``, grown by ``margin_pt`` on every side and clipped to
     the page, at ``dpi``. The crop is shown the way the text reads: turned
     with the page when the page's text is set sideways, and turned on its
     own when only the block's text is (a table set sideways on an upright
-    page)."""
+    page). ``doc``, when given, is ``data`` already open (many crops of one
+    file open it once)."""
     if dpi < MIN_CROP_DPI:
         raise ValueError(f"crop dpi {dpi} is below the {MIN_CROP_DPI} dpi a reader needs")
     if margin_pt < 0:
         raise ValueError(f"crop margin {margin_pt} must not be negative")
-    doc = open_pdf(data)
+    own = doc is None
+    doc = open_pdf(data) if own else doc
     try:
         if not 1 <= page_no <= doc.page_count:
             raise ParseFailed(f"page {page_no} is not in this PDF ({doc.page_count} pages)")
@@ -51,7 +53,8 @@ def render_block_crop(data: bytes, page_no: int, bbox: BBox, dpi: int, margin_pt
         pix = page.get_pixmap(matrix=matrix, clip=shown, alpha=False, annots=True)
         return pix.tobytes("png"), pix.width, pix.height
     finally:
-        doc.close()
+        if own:
+            doc.close()
 
 
 def crop_box(bbox: BBox, margin_pt: float) -> BBox:

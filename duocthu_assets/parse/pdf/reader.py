@@ -9,8 +9,10 @@ steps in order over the pages and keeps each one's result.
     account_page         where every character of each page went       (accounting.py)
     page_warnings        what was left out or read doubtfully           (warnings.py)
 
-Pages without a text layer are reported in ``pages_needing_ocr``; nothing is
-OCRed. Encrypted files that need a password are refused with
+Pages without a usable text layer are read by OCR (read/ocr_pages.py,
+read/scan_page.py) and laid out again, unless the collection turns OCR off;
+those OCR cannot read, and all of them when OCR is off or not installed, are
+reported in ``pages_needing_ocr``. Encrypted files that need a password are refused with
 :class:`..errors.DocumentRejected`; unreadable ones fail with :class:`ParseFailed`.
 """
 
@@ -20,7 +22,7 @@ import dataclasses
 import time
 from typing import NamedTuple
 
-from ...model import Furniture, PageAccount, ParsedDocument
+from ...model import Furniture, OcrProvenance, PageAccount, ParsedDocument
 from ...settings import Settings
 from ...settings.pdf import PdfSettings, resolve_pdf_settings
 from ..errors import ParseFailed
@@ -34,9 +36,14 @@ from .layout.page import layout_page, with_paragraphs
 from .read.annotations import embedded_files, page_annotations
 from .read.page import body_font_size, read_page
 from .read.pictures import repeated_images
+from .read.ocr import tesseract_available
+from .read.ocr_pages import OcrCache, Progress, read_scans
+from .read.scan_page import scan_content
 from .records import PageContent
 from .warnings import (
     annotation_comments,
+    ocr_missing,
+    ocr_read,
     attached_files,
     page_warnings,
     recovered_stream,
@@ -134,7 +141,8 @@ class PdfReader:
     :attr:`document` is the parse's :class:`ParsedDocument`.
     """
 
-    def __init__(self, data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None):
+    def __init__(self, data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None,
+                 ocr_cache: OcrCache | None = None, progress: Progress | None = None):
         self.settings = settings
         self.pdf_settings = ps = resolve_pdf_settings(pdf_settings)
         started = time.perf_counter()
@@ -143,16 +151,39 @@ class PdfReader:
         self.pages = read.pages
         self.page_count = read.page_count
         self.own_labels = read.own_labels
+        self.ocr: OcrProvenance | None = None
+        ocr_warnings: list[str] = []
+        laid_out = self.lay_out()
+        needing = [lay.page_no for lay in laid_out if lay.needs_ocr]
+        if needing and ps.ocr and not tesseract_available():
+            ocr_warnings.append(ocr_missing(needing))
+        elif needing and ps.ocr:
+            started = time.perf_counter()
+            scans = read_scans(data, needing, ps, ocr_cache, progress)
+            self.ocr_seconds = time.perf_counter() - started
+            self.pages = [scan_content(p, scans[p.page_no], ps) if p.page_no in scans else p for p in self.pages]
+            laid_out = self.lay_out()
+            some = next(iter(scans.values())).ocr
+            self.ocr = OcrProvenance(some.engine, some.version, some.languages, some.dpi, tuple(needing))
+            ocr_warnings += ocr_read(self.pages, ps)
+        self.line_gap = typical_line_gap([g for lay in laid_out for g in line_gaps(list(lay.leaves), self.body_size)], self.body_size)
+        self.layouts = [with_paragraphs(lay, ps, self.line_gap) for lay in laid_out]
+        self.segments, self.blocks = assemble(self.layouts, settings, ps, self.body_size)
+        self.accounts, self.recorded = self.account()
+        self.warnings = read.warnings + page_warnings(self.pages, ps) + ocr_warnings
+
+    ocr_seconds = 0.0
+
+    def lay_out(self) -> list:
+        """The pages' furniture found and each page laid out (run again once
+        the scanned pages are read)."""
+        ps = self.pdf_settings
         self.body_size = body_font_size(self.pages)
         self.furniture = detect_furniture(self.pages, ps, self.body_size, self.own_labels)
         started = time.perf_counter()
         laid_out = [layout_page(p, f, ps, self.body_size) for p, f in zip(self.pages, self.furniture)]
         self.layout_seconds = time.perf_counter() - started
-        self.line_gap = typical_line_gap([g for lay in laid_out for g in line_gaps(list(lay.leaves), self.body_size)], self.body_size)
-        self.layouts = [with_paragraphs(lay, ps, self.line_gap) for lay in laid_out]
-        self.segments, self.blocks = assemble(self.layouts, settings, ps, self.body_size)
-        self.accounts, self.recorded = self.account()
-        self.warnings = read.warnings + page_warnings(self.pages, ps)
+        return laid_out
 
     def account(self) -> tuple[list[PageAccount], list[Furniture]]:
         """Each page's account, and the furniture recorded on all of them."""
@@ -184,6 +215,7 @@ class PdfReader:
             furniture=list(self.recorded),
             page_accounts=list(self.accounts),
             page_labels=self.page_labels,
+            ocr=self.ocr,
         )
 
     def stats(self) -> dict:
@@ -201,14 +233,18 @@ class PdfReader:
             seconds_read=self.read_seconds,
             seconds_rule_finders=rule_seconds,
             seconds_layout_and_borderless=self.layout_seconds - rule_seconds,
+            pages_ocr=len(self.ocr.pages) if self.ocr else 0,
+            seconds_ocr=self.ocr_seconds,
         )
 
 
-def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None, stats: dict | None = None) -> ParsedDocument:
+def parse(data: bytes, settings: Settings, pdf_settings: PdfSettings | dict | None = None, stats: dict | None = None,
+          ocr_cache: str | None = None, progress: Progress | None = None) -> ParsedDocument:
     """The PDF's segments, lifted blocks, furniture, page accounts and
-    warnings (:class:`PdfReader`). ``stats``, when given, receives what ran
+    warnings (:class:`PdfReader`); its scanned pages read by OCR, cached in
+    the folder ``ocr_cache`` when given. ``stats``, when given, receives what ran
     where and how long (for the bench: :meth:`PdfReader.stats`)."""
-    reader = PdfReader(data, settings, pdf_settings)
+    reader = PdfReader(data, settings, pdf_settings, OcrCache(ocr_cache), progress)
     if stats is not None:
         stats.update(reader.stats())
     return reader.document

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from .geometry import BBox, center, contains_point
 
+
 def is_bad_glyph(ch: str) -> bool:
     o = ord(ch)
     return ch == "\ufffd" or 0xE000 <= o <= 0xF8FF or o >= 0xF0000
@@ -91,6 +92,12 @@ class Word(NamedTuple):
     rotated: bool = False  # its line runs across the page's reading direction (a vertical margin stamp)
     plain: str = ""  # the word as the text layer spells it, when ``text`` carries script marks (``x^3``)
     marks: str = ""  # with ``plain``: each of its characters' mark, ``^``, ``_`` or a blank (none)
+    confidence: float = -1.0  # read by OCR: Tesseract's confidence in it (0-100); -1: read from the text layer
+    uncertain: bool = False  # read by OCR below the confidence floor, or a number in doubt (read/ocr_doubt.py)
+
+    @property
+    def ocr(self) -> bool:
+        return self.confidence >= 0
 
     @property
     def source(self) -> str:
@@ -108,7 +115,7 @@ class Fragment(NamedTuple):
     text: str = ""
     size: float = 0.0  # the size most of its characters are set in
     bold: bool = False  # at least 80% of its characters bold
-    joined: tuple["Word", ...] = ()  # the page's words it was made of, when scripts were joined to its line (its words are new)
+    joined: tuple[Word, ...] = ()  # the page's words it was made of, when scripts were joined to its line (its words are new)
 
     @property
     def height(self) -> float:
@@ -202,7 +209,7 @@ class PageContent:
     lost: int = 0
     # a region of the page set sideways (a table turned a quarter beside upright
     # prose), read in its own frame: its words are not in ``words``
-    sideways: "PageContent | None" = None
+    sideways: PageContent | None = None
     sideways_matrix: object = None  # the quarter turn from the page to that frame
     # script lines MuPDF set apart from their text line → that line (read/scripts), joined in prose
     script_hosts: dict[int, int] = field(default_factory=dict)
@@ -227,6 +234,8 @@ class PageContent:
     figures: tuple[BBox, ...] = ()
     # passages a line is drawn through (:func:`.read.strikes.mark_struck`): their words are written ``~~…~~``
     struck: tuple[str, ...] = ()
+    # the page was read by OCR (read/scan_page.py): what read it and how sure it was; None: its text layer
+    ocr: OcrRead | None = None
 
     @property
     def all_words(self) -> tuple[Word, ...]:
@@ -238,6 +247,22 @@ class PageContent:
         """Characters of the page's text layer: its words' (its sideways
         region's too), the unmapped glyphs and the letters lost."""
         return sum(len(w.source) for w in self.all_words + self.hidden) + self.unmapped + self.lost
+
+
+@dataclass(frozen=True)
+class OcrRead:
+    """How a page was read by OCR: the engine, its version, languages and
+    dpi, how many words it read and how many fell below the confidence floor,
+    and whether the page stays blocked (nothing read, or mostly uncertain:
+    ``blocked`` says why)."""
+
+    engine: str
+    version: str
+    languages: str
+    dpi: int
+    words: int
+    uncertain: int
+    blocked: str = ""
 
 
 class Picture(NamedTuple):

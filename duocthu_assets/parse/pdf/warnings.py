@@ -152,3 +152,39 @@ def broken_text_layers(pages: list[PageContent], settings: PdfSettings) -> list[
         for p in pages
         if broken_text(p, settings)
     ]
+
+
+# the parse warnings that no_pages_need_ocr repeats, when OCR ran or could not run
+OCR_NOT_INSTALLED = "the Tesseract OCR engine is not installed"
+OCR_BLOCKED = "read by OCR but still blocked"
+
+
+def ocr_missing(page_nos: list[int]) -> str:
+    shown = ", ".join(map(str, page_nos[:20])) + (" …" if len(page_nos) > 20 else "")
+    return (f"{len(page_nos)} page(s) need OCR ({shown}) but {OCR_NOT_INSTALLED} — run `make ocr` and ingest again; "
+            "until then they are blocked")
+
+
+def ocr_read(pages: list[PageContent], settings: PdfSettings) -> list[str]:
+    """What OCR read: the pages, how many words fell below the floor, and
+    one warning per page that stays blocked, saying why."""
+    read = [p for p in pages if p.ocr is not None]
+    if not read:
+        return []
+    first = read[0].ocr
+    words = sum(p.ocr.words for p in read)
+    uncertain = sum(p.ocr.uncertain for p in read)
+    shown = ", ".join(str(p.page_no) for p in read[:20]) + (" …" if len(read) > 20 else "")
+    summary = (
+        f"{len(read)} page(s) read by OCR ({first.engine} {first.version}, {first.languages}, {first.dpi} dpi): {shown}; "
+        f"{words} words, {uncertain} marked uncertain (below the confidence floor {settings.ocr_confidence_floor:g}, or a "
+        f"number below {settings.ocr_number_confidence_floor:g} or in doubt: a number in one is withheld from answers)"
+    )
+    out = [summary]
+    out += [
+        f"page {p.page_no}: {OCR_BLOCKED}: {p.ocr.blocked} (more than {settings.ocr_max_uncertain_frac:.0%} of its words "
+        "uncertain, or none read) — check the scan; a better scan (300 dpi, straight) reads better"
+        for p in read
+        if p.ocr.blocked
+    ]
+    return out

@@ -15,6 +15,7 @@ from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.glyphs import UNMAPPED
 from duocthu_assets.parse.pdf.read.page import TEXT_FLAGS
 from duocthu_assets.settings import Settings
+from duocthu_assets.settings.pdf import PdfSettings
 
 from tests.support.paths import CORPUS, corpus_path
 from tests.support.docgen import FONT
@@ -75,7 +76,7 @@ def test_unmapped_glyphs_are_counted_left_out_and_a_broken_page_needs_ocr():
     good[13] = "\ufffd 10 mg mỗi ngày khi bệnh nhân được thẩm phân máu hoặc thẩm phân phúc mạc."
     # a font whose letters have no mapping inside its words: shown as U+FFFD there, still a broken layer
     inside = ["Th\ufffd\ufffdc h\ufffd\ufffdp th\ufffdu nh\ufffdnh q\ufffda d\ufffd\ufffdng" for _ in range(20)]
-    doc = parse_document(_pdf([good, broken, inside]), Format.PDF, Settings())
+    doc = parse_document(_pdf([good, broken, inside]), Format.PDF, Settings(pdf=PdfSettings(ocr=False)))  # the detection, OCR off
     text = " ".join(s.text for s in doc.segments if s.page_no == 1)
     # a glyph lost between two letters stays visible where it stood: "hp thu" read as a
     # whole word would hide that a letter is missing; so does one among a line's words
@@ -239,7 +240,9 @@ def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypa
     (inbox / "a_good.pdf").write_bytes(_browser_print())
     (inbox / "b_bad.pdf").write_bytes(_browser_print(3))
     broken = ["\ufffd\ufffd\ufffd \ufffd\ufffd\ufffd lo \ufffd\ufffd\ufffd\ufffd" for _ in range(20)]
-    (inbox / "c_broken.pdf").write_bytes(_pdf([[LINE.format(i) for i in range(20)], broken]))
+    (inbox / "off").mkdir()
+    (inbox / "off" / "collection.toml").write_text("[pdf]\nocr = false\n", encoding="utf-8")  # the detection, OCR off
+    (inbox / "off" / "c_broken.pdf").write_bytes(_pdf([[LINE.format(i) for i in range(20)], broken]))
     real = parsing.parsed_tables
 
     def losing_a_footer(doc_id, *args, **kwargs):
@@ -253,7 +256,7 @@ def test_accounting_check_blocks_the_document_through_dagster(tmp_path, monkeypa
     monkeypatch.setattr(parsing, "parsed_tables", losing_a_footer)
     report = tmp_path / "r.json"
     assert main(["ingest", str(inbox), "--warehouse", str(tmp_path / "wh"), "--report", str(report), "--quiet"]) == 1
-    docs = {d["doc_id"]: d for d in json.loads(report.read_text())["documents"]}
+    docs = {d["doc_id"].replace("off-", "").replace("off/", ""): d for d in json.loads(report.read_text())["documents"]}
     assert docs["a_good.pdf"]["status"] == "ok", docs
     assert docs["b_bad.pdf"]["status"] == "blocked"
     assert docs["b_bad.pdf"]["failed_checks"] == ["every_pdf_character_accounted"]

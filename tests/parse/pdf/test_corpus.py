@@ -20,6 +20,7 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.geometry import iou
 from duocthu_assets.settings import Settings
+from duocthu_assets.settings.pdf import PdfSettings
 
 from tests.support.paths import CORPUS, corpus_path
 
@@ -196,7 +197,8 @@ def test_running_header_not_in_prose():
 
 @pytest.mark.parametrize("name", ["docling__ocr_test_scanned.pdf", "camelot__image_scanned_report.pdf"])
 def test_scanned_pages_need_ocr_and_nothing_is_made_up(name):
-    doc = parsed(name)
+    """OCR off: the scan is named and nothing is made up (OCR on: tests/e2e/test_ocr_ingest.py)."""
+    doc = parse_document(corpus_path(name).read_bytes(), Format.PDF, Settings(pdf=PdfSettings(ocr=False)))
     assert doc.pages_needing_ocr == [1]
     assert doc.segments == [] and doc.blocks == []
 

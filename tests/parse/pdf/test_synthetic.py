@@ -14,6 +14,7 @@ from duocthu_assets.parse.errors import DocumentRejected
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.settings import Profile, Settings
+from duocthu_assets.settings.pdf import PdfSettings
 
 from tests.support.docgen import FONT
 
@@ -21,6 +22,7 @@ reportlab = pytest.importorskip("reportlab")
 
 FONT_BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 FORMULARY = Settings(profile=Profile.FORMULARY)
+FORMULARY_NO_OCR = Settings(profile=Profile.FORMULARY, pdf=PdfSettings(ocr=False))  # today's loud block, OCR off
 LOREM = (
     "Thuốc được hấp thu nhanh qua đường tiêu hóa, đạt nồng độ tối đa trong huyết tương sau 1 - 2 giờ. "
     "Thuốc phân bố rộng rãi vào các mô và dịch cơ thể, qua được hàng rào nhau thai và bài tiết vào sữa mẹ. "
@@ -273,7 +275,7 @@ def test_scanned_page_inside_a_text_document_is_reported():
     scan.insert_image(scan.rect, pixmap=src[1].get_pixmap(dpi=80))
     scan.insert_text((280, 820), "12", fontsize=9)  # a number stamped on the scan
     doc.insert_pdf(src, from_page=2, to_page=2)
-    parsed_doc = parse_document(doc.tobytes(), Format.PDF, FORMULARY)
+    parsed_doc = parse_document(doc.tobytes(), Format.PDF, FORMULARY_NO_OCR)
     assert parsed_doc.pages_needing_ocr == [2]
     assert {s.page_no for s in parsed_doc.segments} <= {1, 3}
 

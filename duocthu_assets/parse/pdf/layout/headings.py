@@ -156,8 +156,14 @@ def _label_bold(p: Para, label: str) -> bool:
 TITLE_LOOKAHEAD = 3  # an upper-case line set like the body is a title when a standard section follows this soon
 
 
+def _read_by_ocr(p: Para) -> bool:
+    """A paragraph read from a scan: its headings may have lost marks or had a letter misread."""
+    return any(w.ocr for f in p.fragments for w in f.words)
+
+
 def _opens_section(p: Para) -> bool:
-    return len(p.lines) <= 2 and formulary.match_section_heading(p.text) is not None or formulary.split_inline_section(p.text) is not None
+    ocr = _read_by_ocr(p)
+    return len(p.lines) <= 2 and formulary.match_section_heading(p.text, ocr) is not None or formulary.split_inline_section(p.text, ocr) is not None
 
 
 def classify_formulary(paras: list[Para], body_size: float, settings: PdfSettings) -> list[list[Draft]]:
@@ -165,16 +171,18 @@ def classify_formulary(paras: list[Para], body_size: float, settings: PdfSetting
     for k, p in enumerate(paras):
         text = p.text
         drafts: list[Draft] = []
+        ocr = _read_by_ocr(p)  # OCR's damage to a heading tolerated (profiles/formulary.py), no section invented
         prominent = p.bold or p.size >= 1.1 * body_size
-        if not prominent and len(p.lines) <= 2 and formulary.is_monograph_title(text):
+        if not prominent and len(p.lines) <= 2 and formulary.is_monograph_title(text, ocr):
             # a plain upper-case line is a title only if standard sections follow it
             prominent = any(_opens_section(q) for q in paras[k + 1 : k + 1 + TITLE_LOOKAHEAD])
-        if len(p.lines) <= 2 and prominent and formulary.is_monograph_title(text):
+        section = formulary.match_section_heading(text, ocr) if len(p.lines) <= 2 else None
+        if len(p.lines) <= 2 and prominent and formulary.is_monograph_title(text, ocr):
             drafts.append(Draft(SegmentKind.HEADING, text.strip(), 1, p.page_no, p.bbox))
-        elif len(p.lines) <= 2 and formulary.match_section_heading(text):
-            drafts.append(Draft(SegmentKind.HEADING, formulary.match_section_heading(text) or text, 2, p.page_no, p.bbox))
+        elif section:
+            drafts.append(Draft(SegmentKind.HEADING, section, 2, p.page_no, p.bbox))
         else:
-            inline = formulary.split_inline_section(text)
+            inline = formulary.split_inline_section(text, ocr)
             if inline is not None and (inline[0] in formulary.INLINE_SECTIONS or _label_bold(p, inline[0])):
                 title, rest = inline
                 drafts.append(Draft(SegmentKind.HEADING, title, 2, p.page_no, p.bbox))

@@ -12,7 +12,10 @@ from .glyphs import LOST
 def needs_ocr(content: PageContent, body: list[Fragment], settings: PdfSettings) -> bool:
     """No text layer worth the name: little text on a page images cover, a
     page of vector outlines, an OCR layer, a scanned picture with no text
-    over it, or glyphs without Unicode."""
+    over it, or glyphs without Unicode. A page read by OCR needs it still
+    when OCR could not read it (:mod:`.scan_page`)."""
+    if content.ocr is not None:
+        return bool(content.ocr.blocked)
     chars = sum(len(w.text) for f in body for w in f.words)
     if chars < settings.ocr_min_chars and content.image_cover >= settings.ocr_min_image_cover_frac:
         return True

@@ -15,6 +15,7 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.hidden import UNSHOWN_TEXT
 from duocthu_assets.settings import Settings
+from duocthu_assets.settings.pdf import PdfSettings
 
 from tests.support.paths import corpus_path
 from tests.support.ingest import ingest_inbox
@@ -136,7 +137,8 @@ def test_corpus_a_page_of_a_scanned_figure_under_a_white_slug_needs_ocr():
     GPO's white job line (the slug, ~120 characters); counted as text, the
     slug made the page look read, and the procedure was in no chunk with
     nothing said. Kept out as unseen, the page needs OCR."""
-    parsed = parse_document(corpus_path("pdfplumber__federal-register-2020-17221.pdf").read_bytes(), Format.PDF, Settings())
+    off = Settings(pdf=PdfSettings(ocr=False))  # the detection: OCR on reads the page (test_scanned_regions)
+    parsed = parse_document(corpus_path("pdfplumber__federal-register-2020-17221.pdf").read_bytes(), Format.PDF, off)
     assert 8 in parsed.pages_needing_ocr  # and the pages of its other scanned figures (test_scanned_regions)
     assert parsed.page_labels[7] == "47705"
     assert not any(s.page_no == 8 for s in parsed.segments)

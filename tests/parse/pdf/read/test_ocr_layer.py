@@ -26,6 +26,8 @@ from tests.support.paths import corpus_path
 from tests.support.ingest import ingest_inbox
 from tests.support.pdf_pages import dejavu
 
+NO_OCR = Settings(pdf=PdfSettings(ocr=False))  # the detection alone: OCR off, today's loud block
+
 SEEN = ["Liều dùng ở người suy thận", "Clcr 30 – 50 ml/phút: 0,375 g mỗi lần, cách 12 giờ."]
 READ = ["Liều dùng ở người suy thận", "Clcr 30 – 50 ml/phút: 0,376 g mỗi lần, cách 12 giờ."]  # the OCR program's misreading
 
@@ -83,7 +85,7 @@ def test_invisible_characters_are_counted():
 
 
 def test_a_scanned_page_under_an_ocr_layer_needs_ocr():
-    parsed = parse_document(scanned_under_ocr(), Format.PDF, Settings())
+    parsed = parse_document(scanned_under_ocr(), Format.PDF, NO_OCR)
     assert parsed.pages_needing_ocr == [1]
     warning = next(w for w in parsed.warnings if INVISIBLE_TEXT in w)
     assert f"per page: page 1: {len(''.join(''.join(READ).split()))}" in warning and "1 page(s) mostly such text, blocked" in warning, warning
@@ -91,7 +93,7 @@ def test_a_scanned_page_under_an_ocr_layer_needs_ocr():
 
 
 def test_text_under_a_scan_of_its_page_needs_ocr_too():
-    parsed = parse_document(text_under_its_scan(), Format.PDF, Settings())
+    parsed = parse_document(text_under_its_scan(), Format.PDF, NO_OCR)
     assert parsed.pages_needing_ocr == [1]
     assert any(INVISIBLE_TEXT in w and "1 page(s) mostly such text, blocked" in w for w in parsed.warnings), parsed.warnings
 
@@ -131,19 +133,21 @@ def test_accept_ocr_text_is_a_boolean():
 
 @pytest.mark.slow
 def test_ingest_blocks_an_ocr_layer_and_a_collection_may_accept_it(tmp_path):
-    """Through ``duocthu ingest``: the OCR'd scan is blocked by
+    """Through ``duocthu ingest``, OCR off: the OCR'd scan is blocked by
     ``no_pages_need_ocr``, its message naming the invisible layer; the same
     file in a folder whose collection.toml accepts OCR text is ok."""
     inbox = tmp_path / "inbox"
+    (inbox / "off").mkdir(parents=True)
     (inbox / "accepting").mkdir(parents=True)
-    (inbox / "accepting" / "collection.toml").write_text("[pdf]\naccept_ocr_text = true\n", encoding="utf-8")
+    (inbox / "off" / "collection.toml").write_text("[pdf]\nocr = false\n", encoding="utf-8")
+    (inbox / "accepting" / "collection.toml").write_text("[pdf]\nocr = false\naccept_ocr_text = true\n", encoding="utf-8")
     scan = scanned_under_ocr()
-    docs = ingest_inbox(tmp_path, {"scan.pdf": scan, "accepting/scan.pdf": scan})["docs"]
-    blocked = docs["scan.pdf"]
+    docs = ingest_inbox(tmp_path, {"off/scan.pdf": scan, "accepting/scan.pdf": scan})["docs"]
+    blocked = next(d for k, d in docs.items() if "off" in k)
     assert blocked["status"] == "blocked" and "no_pages_need_ocr" in " ".join(blocked["failed_checks"]), blocked
     assert INVISIBLE_TEXT in blocked["reason"] and "an OCR program's reading of a scanned image" in blocked["reason"], blocked["reason"]
     assert "drawn invisibly or under an image of the page" in blocked["reason"], blocked["reason"]
-    accepted = next(d for k, d in docs.items() if k != "scan.pdf")
+    accepted = next(d for k, d in docs.items() if "accepting" in k)
     assert accepted["status"] == "ok", accepted
 
 
@@ -156,6 +160,6 @@ def test_a_corpus_scan_ocred_by_ocrmypdf_is_blocked(tmp_path):
     source = corpus_path("docling__ocr_test_scanned.pdf")
     out = tmp_path / "ocred.pdf"
     subprocess.run(["ocrmypdf", "-q", "--output-type", "pdf", str(source), str(out)], check=True, timeout=600)
-    parsed = parse_document(out.read_bytes(), Format.PDF, Settings())
+    parsed = parse_document(out.read_bytes(), Format.PDF, NO_OCR)
     assert parsed.pages_needing_ocr == [1]
     assert any(INVISIBLE_TEXT in w for w in parsed.warnings)

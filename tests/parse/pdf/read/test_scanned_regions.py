@@ -16,6 +16,9 @@ from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.pdf.engine import pymupdf
 from duocthu_assets.parse.pdf.read.scans import SCANNED_REGION
 from duocthu_assets.settings import Settings
+from duocthu_assets.settings.pdf import PdfSettings
+
+NO_OCR = Settings(pdf=PdfSettings(ocr=False))  # the detection alone: OCR off, today's loud block
 
 from tests.support.paths import corpus_path
 from tests.support.ingest import ingest_inbox
@@ -60,7 +63,7 @@ DOSE = bilevel("Clcr 30-50: 0,375 g / 12 h")
 
 
 def _parse(data: bytes):
-    return parse_document(data, Format.PDF, Settings())
+    return parse_document(data, Format.PDF, NO_OCR)
 
 
 def test_a_scanned_table_between_lines_of_text_needs_ocr():
@@ -115,11 +118,15 @@ def test_corpus_signed_scan_first_page_needs_ocr():
 @pytest.mark.corpus
 @pytest.mark.slow
 def test_ingest_of_a_one_page_signed_scan_is_blocked(tmp_path):
-    """Through ``duocthu ingest``: ok before, with the signature as its only text."""
+    """Through ``duocthu ingest``, OCR off: ok before, with the signature as its only text
+    (OCR on reads it: tests/e2e/test_ocr_ingest.py)."""
     src = pymupdf.open(corpus_path("vnlaw__06-bct.signed.pdf"))
     one = pymupdf.open()
     one.insert_pdf(src, from_page=0, to_page=0)
-    docs = ingest_inbox(tmp_path, {"cong_van.pdf": one.tobytes()})["docs"]
-    assert docs["cong_van.pdf"]["status"] == "blocked", docs
-    assert docs["cong_van.pdf"]["failed_checks"] == ["no_pages_need_ocr"]
-    assert "1 scanned region(s) with no text over them" in str(docs["cong_van.pdf"])
+    (tmp_path / "inbox" / "off").mkdir(parents=True)
+    (tmp_path / "inbox" / "off" / "collection.toml").write_text("[pdf]\nocr = false\n", encoding="utf-8")
+    docs = ingest_inbox(tmp_path, {"off/cong_van.pdf": one.tobytes()})["docs"]
+    doc = next(d for k, d in docs.items() if "cong_van" in k)
+    assert doc["status"] == "blocked", docs
+    assert doc["failed_checks"] == ["no_pages_need_ocr"]
+    assert "1 scanned region(s) with no text over them" in str(doc)

@@ -1,0 +1,160 @@
+"""A page image read by Tesseract 5 (Debian's ``tesseract-ocr``, installed by
+``make ocr``) through pytesseract's ``image_to_data``: every word with its box
+and the engine's confidence in it (0-100), so that a word read below the
+collection's floor (``PdfSettings.ocr_confidence_floor``) can be marked
+uncertain instead of passing for text read from a text layer.
+
+Pure: bytes in, words out; one ``tesseract`` process per page, limited to one
+thread (``OMP_THREAD_LIMIT=1``) so that pages run in parallel across cores
+(:mod:`.ocr_pages`) and the same image gives the same words.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from ...errors import ParseFailed
+from ..engine import open_pdf, pymupdf
+from ..geometry import BBox
+
+ENGINE = "tesseract"
+MISSING_MESSAGE = (
+    "OCR is on for this collection but the Tesseract OCR engine is not installed — run `make ocr` (Debian's "
+    "tesseract-ocr with vie, eng and fas data), or turn OCR off ([pdf] ocr = false in its collection.toml: "
+    "scanned pages are then named and blocked)"
+)
+
+
+@dataclass(frozen=True)
+class OcrOptions:
+    """What a page is read with: Tesseract's languages (``vie+eng``), the dpi
+    it is rendered at, and Tesseract's page segmentation mode."""
+
+    languages: str = "vie+eng"
+    dpi: int = 300
+    psm: int = 3  # fully automatic page segmentation (columns, blocks)
+
+
+class OcrWord(NamedTuple):
+    """One word Tesseract read: its text, its box in PDF points (top-left
+    origin, the page as displayed), its confidence (0-100), and the block,
+    paragraph and line it read it in (numbered on the page, in its order)."""
+
+    text: str
+    bbox: BBox
+    confidence: float
+    block: int
+    paragraph: int
+    line: int
+
+
+@dataclass(frozen=True)
+class OcrPage:
+    """One page's words as Tesseract read them, in its reading order, and
+    what read them."""
+
+    words: tuple[OcrWord, ...]
+    width: float  # the page's size in points, as rendered
+    height: float
+    engine: str
+    version: str
+    languages: str
+    dpi: int
+    image_sha256: str = ""
+
+    def text(self) -> str:
+        """The words, ``" "`` within a line and ``"\\n"`` between lines."""
+        lines: list[list[str]] = []
+        last = None
+        for w in self.words:
+            key = (w.block, w.paragraph, w.line)
+            if key != last:
+                lines.append([])
+                last = key
+            lines[-1].append(w.text)
+        return "\n".join(" ".join(line) for line in lines)
+
+
+def tesseract_available() -> bool:
+    return shutil.which("tesseract") is not None
+
+
+@lru_cache(maxsize=1)
+def tesseract_version() -> str:
+    """Tesseract's version (``5.3.0``); raises :class:`ParseFailed` when it is not installed."""
+    if not tesseract_available():
+        raise ParseFailed(MISSING_MESSAGE)
+    import pytesseract
+
+    return str(pytesseract.get_tesseract_version())
+
+
+def missing_languages(languages: str) -> list[str]:
+    """The languages of ``vie+eng`` whose Tesseract data is not installed."""
+    import pytesseract
+
+    have = set(pytesseract.get_languages(config=""))
+    return [lang for lang in languages.split("+") if lang and lang not in have]
+
+
+def render_page(data: bytes, page_no: int, dpi: int) -> tuple[bytes, float, float]:
+    """Page ``page_no`` (1-based) rendered in grey at ``dpi`` as PNM bytes (no compression to pay for),
+    and the page's size in points (as displayed)."""
+    doc = open_pdf(data)
+    try:
+        page = doc[page_no - 1]
+        pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False, annots=False)
+        return pix.tobytes("pnm"), page.rect.width, page.rect.height
+    finally:
+        doc.close()
+
+
+def ocr_image(image, options: OcrOptions, scale: float | None = None, width: float = 0.0, height: float = 0.0) -> OcrPage:
+    """The words Tesseract reads on ``image`` (PNG or PNM bytes, or a PIL image),
+    their boxes scaled by ``scale`` (points per pixel; ``72 / dpi`` when
+    omitted)."""
+    import pytesseract
+    from PIL import Image
+
+    version = tesseract_version()
+    img = Image.open(io.BytesIO(image)) if isinstance(image, (bytes, bytearray)) else image
+    scale = scale if scale is not None else 72.0 / options.dpi
+    os.environ["OMP_THREAD_LIMIT"] = "1"  # one core per page: pages run side by side, results do not vary
+    try:
+        with tempfile.TemporaryDirectory(prefix="duocthu-ocr-") as folder:
+            if isinstance(image, (bytes, bytearray)):  # handed to tesseract as they are: pytesseract would encode a PNG again
+                source = os.path.join(folder, "page.img")
+                with open(source, "wb") as f:
+                    f.write(image)
+            else:
+                source = img
+            data = pytesseract.image_to_data(
+                source, lang=options.languages, config=f"--psm {options.psm} --dpi {options.dpi}", output_type=pytesseract.Output.DICT
+            )
+    except pytesseract.TesseractError as exc:
+        raise ParseFailed(f"Tesseract could not read the page image: {str(exc)[:300]} — check `tesseract --list-langs` "
+                          f"holds {options.languages} (run `make ocr`)") from exc
+    words: list[OcrWord] = []
+    for k, text in enumerate(data["text"]):
+        text = (text or "").strip()
+        conf = float(data["conf"][k])
+        if not text or conf < 0:
+            continue
+        x, y, w, h = (data[key][k] * scale for key in ("left", "top", "width", "height"))
+        words.append(OcrWord(text, (round(x, 2), round(y, 2), round(x + w, 2), round(y + h, 2)), conf,
+                             data["block_num"][k], data["par_num"][k], data["line_num"][k]))
+    return OcrPage(tuple(words), width or img.width * scale, height or img.height * scale, ENGINE, version, options.languages, options.dpi)
+
+
+def ocr_pdf_page(data: bytes, page_no: int, options: OcrOptions | None = None) -> OcrPage:
+    """Page ``page_no`` (1-based) of a PDF rendered in grey at the options'
+    dpi and read by Tesseract: the function the bench calls."""
+    options = options or OcrOptions()
+    png, width, height = render_page(data, page_no, options.dpi)
+    return ocr_image(png, options, width=width, height=height)
