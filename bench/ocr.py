@@ -3,7 +3,7 @@ numbers read wrong outside an uncertain span, and pages/s per core, per
 file, for plain ``tesseract``, ``ocrmypdf`` + PyMuPDF and the pipeline.
 
     nice -n 10 .venv/bin/python bench/ocr.py [--split dev|held_out|real|all] [--readers tesseract ocrmypdf pipeline]
-        [--floor 80] [--sweep] [--json bench/out/ocr/report.json] [--fresh]
+        [--floor 80] [--number-floor 93] [--no-rules] [--sweep] [--json bench/out/ocr/report.json] [--fresh]
 
 Pages: synthetic scans of born-digital PDFs (``bench/ocr_scans.py``; their
 text layer is the truth) in a development part and a held-out part, and the
@@ -48,12 +48,18 @@ def pages_for(split: str) -> list[ocr_scans.BenchPage]:
     return [p for p in synthetic if p.split == split]
 
 
-def floor_of(reader: str, floor: float | None) -> float | None:
-    return floor if reader in ("tesseract", "pipeline") else None
+def flags_for(reader: str, words: list[dict], policy: dict) -> list[bool] | None:
+    """Which words are uncertain: the pipeline's own marks; for plain
+    tesseract the policy's (``ocr_policy.mark``); ocrmypdf marks none."""
+    if reader == "pipeline":
+        return [bool(w.get("uncertain")) for w in words]
+    if reader == "tesseract":
+        return ocr_policy.mark(words, **policy)
+    return [False] * len(words)
 
 
 def score_reader(
-    pages, outputs: dict, reader: str, floor: float | None
+    pages, outputs: dict, reader: str, policy: dict
 ) -> dict[str, dict]:
     """Per page: the score, the CPU seconds, and the numbers not plainly right."""
     result = {}
@@ -61,7 +67,7 @@ def score_reader(
         out = outputs.get(page.key)
         if out is None:
             continue
-        toks, flags = ocr_tokens(out["words"], floor_of(reader, floor))
+        toks, flags = ocr_tokens(out["words"], flags=flags_for(reader, out["words"], policy))
         examples: list = []
         s = score(page.truth, toks, flags, examples=examples)
         result[page.key] = {
@@ -143,6 +149,43 @@ def table_files(files_by_reader: dict[str, dict[str, dict]]) -> str:
     return "\n".join(lines)
 
 
+def table_totals(files_by_reader: dict[str, dict[str, dict]]) -> str:
+    """All files of the split together, per reader, and pages/s per core."""
+    lines = [("| reader | pages | word acc. | numbers | lost | wrong | invented | wrong outside uncertain "
+             "| right numbers withheld | words uncertain | CPU s/page | pages/s per core |"), "|" + "---|" * 12]
+    for reader, files in files_by_reader.items():
+        total, cpu, pages = PageScore(), 0.0, 0
+        for e in files.values():
+            total.add(e["score"])
+            cpu += e["cpu_s"]
+            pages += e["pages"]
+        if not pages:
+            continue
+        lines.append(
+            f"| {reader} | {pages} | {100 * total.word_accuracy:.1f} % | {total.numbers} | {total.lost} | {total.wrong} "
+            f"| {total.invented} | {total.wrong_outside} | {total.correct_withheld} | {100 * total.uncertain_share:.1f} % "
+            f"| {cpu / pages:.2f} | {pages / cpu:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def table_by_dpi(scored_by_reader: dict[str, dict[str, dict]]) -> str:
+    """Synthetic pages grouped by the dpi they were scanned at."""
+    lines = ["| reader | scan dpi | pages | word acc. | numbers | lost | wrong | wrong outside |", "|" + "---|" * 8]
+    for reader, scored in scored_by_reader.items():
+        groups: dict[int, list] = {}
+        for row in scored.values():
+            if row["page"].kind == "synthetic":
+                groups.setdefault(row["page"].params["dpi"], []).append(row["score"])
+        for dpi in sorted(groups):
+            total = PageScore()
+            for s in groups[dpi]:
+                total.add(s)
+            lines.append(f"| {reader} | {dpi} | {len(groups[dpi])} | {100 * total.word_accuracy:.1f} % | {total.numbers} "
+                         f"| {total.lost} | {total.wrong} | {total.wrong_outside} |")
+    return "\n".join(lines)
+
+
 def table_sweep(rows: list[dict]) -> str:
     lines = [
         (
@@ -179,9 +222,9 @@ def main() -> None:
     ap.add_argument(
         "--readers", nargs="+", default=list(ocr_run.READERS), choices=ocr_run.READERS
     )
-    ap.add_argument(
-        "--floor", type=float, default=None, help="confidence floor (default: none)"
-    )
+    ap.add_argument("--floor", type=float, default=80.0, help="plain tesseract's word floor (80)")
+    ap.add_argument("--number-floor", type=float, default=93.0, help="for words holding a digit (93)")
+    ap.add_argument("--no-rules", action="store_true", help="without the neighbours/split/confusable rules")
     ap.add_argument("--sweep", action="store_true", help="score the floors of FLOORS")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument(
@@ -192,6 +235,9 @@ def main() -> None:
         r for r in args.readers if r != "pipeline" or ocr_engines.pipeline_available()
     ]
     pages = pages_for(args.split)
+    rules = not args.no_rules
+    policy = {"floor": args.floor, "number_floor": args.number_floor, "neighbours": rules, "split": rules,
+              "confusable": rules}
     print(
         f"{len(pages)} pages ({args.split}); readers {readers}; load {os.getloadavg()[0]:.1f}",
         file=sys.stderr,
@@ -207,16 +253,17 @@ def main() -> None:
     report: dict = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "split": args.split,
-        "floor": args.floor,
+        "policy": policy,
+        "pipeline_commit": ocr_engines.pipeline_commit() if "pipeline" in readers else None,
         "load": os.getloadavg(),
         "tesseract": ocr_engines.tesseract_version(),
         "ocrmypdf": ocr_engines.ocrmypdf_version(),
         "files": {},
         "sweep": {},
     }
-    files_by_reader = {}
+    files_by_reader, scored_by_reader = {}, {}
     for reader in readers:
-        scored = score_reader(pages, outputs[reader], reader, args.floor)
+        scored = scored_by_reader[reader] = score_reader(pages, outputs[reader], reader, policy)
         files_by_reader[reader] = per_file(scored)
         report["files"][reader] = {
             f: {
@@ -230,6 +277,9 @@ def main() -> None:
             scored
         )
     print(table_files(files_by_reader))
+    print("\n" + table_totals(files_by_reader))
+    if args.split != "real":
+        print("\n" + table_by_dpi(scored_by_reader))
     if args.sweep:
         for reader in readers:
             if reader == "ocrmypdf":

@@ -5,9 +5,10 @@ order with the CPU seconds it spent:
   the pipeline's dpi, TSV output (word confidences 0-100);
 - ``ocrmypdf``: ``ocrmypdf --force-ocr`` on a PDF of the same pages, then
   PyMuPDF's words of its text layer (no confidences);
-- ``pipeline``: the pipeline's own OCR (``duocthu_assets.parse.pdf.read.ocr``
-  of the branch at ``$OCR_PIPELINE_TREE``, default ``/work/wt-ocr39``), run
-  in a subprocess with that tree first on ``PYTHONPATH``.
+- ``pipeline``: the pipeline's PDF stage (``parse_document``, OCR on one
+  worker) of the branch at ``$OCR_PIPELINE_TREE`` (default
+  ``/work/wt-ocr39``), run in a subprocess with that tree first on
+  ``PYTHONPATH``: its segments' text with its own ``uncertain_spans``.
 
 Every OCR process runs with ``OMP_THREAD_LIMIT=1`` (one core) under
 ``nice -n 10``; CPU seconds come from ``getrusage(RUSAGE_CHILDREN)``, so they
@@ -110,55 +111,52 @@ def run_tesseract(png: bytes, languages: str, dpi: int) -> tuple[list[dict], flo
         return parse_tsv((base.with_suffix(".tsv")).read_text(encoding="utf-8")), cpu
 
 
-def run_ocrmypdf(
-    pdf: Path, pages: list[int], languages: str
-) -> tuple[dict[int, list[dict]], float]:
-    """OCR ``pages`` (1-based) of ``pdf`` with ocrmypdf; words per page."""
+def run_ocrmypdf(sources: list[tuple[Path, int]], languages: str) -> tuple[list[list[dict]], float]:
+    """OCR the given (PDF, 1-based page) pages with one ``ocrmypdf`` run over
+    a PDF made of them; the words of each page, in order, and the CPU
+    seconds of the whole run."""
     with tempfile.TemporaryDirectory(prefix="ocrbench-") as tmp:
         subset = Path(tmp) / "in.pdf"
-        with pymupdf.open(pdf) as src, pymupdf.open() as dst:
-            for p in pages:
-                dst.insert_pdf(src, from_page=p - 1, to_page=p - 1)
+        with pymupdf.open() as dst:
+            for pdf, page in sources:
+                with pymupdf.open(pdf) as src:
+                    dst.insert_pdf(src, from_page=page - 1, to_page=page - 1)
             dst.save(subset)
         out = Path(tmp) / "out.pdf"
-        cmd = [
-            "ocrmypdf",
-            "--force-ocr",
-            "-l",
-            languages,
-            "--output-type",
-            "pdf",
-            "--optimize",
-            "0",
-            "--jobs",
-            "1",
-            "--quiet",
-            str(subset),
-            str(out),
-        ]
+        cmd = ["ocrmypdf", "--force-ocr", "-l", languages, "--output-type", "pdf", "--optimize", "0"]
+        cmd += ["--jobs", "1", "--quiet", str(subset), str(out)]
         _, cpu = _run(cmd)
-        result = {}
+        result = []
         with pymupdf.open(out) as doc:
-            for i, p in enumerate(pages):
+            for i in range(len(sources)):
                 words = doc[i].get_text("words", sort=False)
-                result[p] = [
-                    {
-                        "text": unicodedata.normalize("NFC", w[4]),
-                        "conf": None,
-                        "line": f"{w[5]}.{w[6]}",
-                    }
-                    for w in words
-                ]
+                result.append(
+                    [{"text": unicodedata.normalize("NFC", w[4]), "conf": None, "line": f"{w[5]}.{w[6]}"} for w in words]
+                )
         return result, cpu
 
 
-def run_pipeline(pdf: Path, page: int, languages: str, dpi: int) -> tuple[dict, float]:
-    """The pipeline's OCR of one page: words with confidences, engine facts."""
+def page_area(pdf: Path, page: int) -> float:
+    with pymupdf.open(pdf) as doc:
+        rect = doc[page - 1].rect
+        return rect.width * rect.height
+
+
+def run_pipeline(pdf: Path, profile: str | None = None) -> tuple[dict, float]:
+    """The pipeline's PDF stage on a scanned PDF (``parse`` mode of the probe):
+    per page its words with the pipeline's own uncertain flags, lifted
+    blocks, blocked pages, OCR provenance, formulary sections."""
     env = _env()
     env["PYTHONPATH"] = str(PIPELINE_TREE)
-    cmd = [sys.executable, str(PROBE), str(pdf), str(page), languages, str(dpi)]
+    cmd = [sys.executable, str(PROBE), "parse", str(pdf)] + (["--profile", profile] if profile else [])
     proc, cpu = _run(cmd, env=env)
     return json.loads(proc.stdout.decode("utf-8")), cpu
+
+
+def pipeline_commit() -> str:
+    proc = subprocess.run(["git", "-C", str(PIPELINE_TREE), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False)
+    return proc.stdout.strip() or PIPELINE_TREE.name
 
 
 def pipeline_available() -> bool:

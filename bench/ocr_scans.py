@@ -123,11 +123,12 @@ _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def layer_truth(page: pymupdf.Page) -> str:
-    """The page's text layer, line by line; superscript spans (footnote
+    """The page's text layer, line by line, blocks sorted top to bottom
+    (running heads and folios where the scan shows them); superscript spans (footnote
     markers, ``m²``) written as Unicode superscripts, so a footnote ``¹``
     after ``AL`` is not read into the number ``43/2021/AL1``."""
     lines = []
-    for block in page.get_text("dict")["blocks"]:
+    for block in page.get_text("dict", sort=True)["blocks"]:
         for line in block.get("lines", ()):
             parts = []
             for span in line["spans"]:

@@ -28,6 +28,7 @@ word without digits) is ``invented``. A number whose OCR word is uncertain
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
@@ -44,10 +45,14 @@ def strip_token(token: str) -> str:
     return token[start:end]
 
 
+_RANGE = re.compile(r"(?<=[0-9])\s*([-–])\s*(?=[0-9])")
+
+
 def tokens(text: str) -> list[str]:
-    """The normalised word tokens of a text."""
+    """The normalised word tokens of a text; a range written with spaces
+    (``35 - 69``) is one token, as OCR often reads it (``35-69``)."""
     out = []
-    for raw in unicodedata.normalize("NFC", text).split():
+    for raw in _RANGE.sub(r"\1", unicodedata.normalize("NFC", text)).split():
         token = strip_token(raw)
         if token:
             out.append(token)
@@ -60,17 +65,47 @@ def ocr_tokens(
     """Tokens of OCR words and, per token, whether its word is uncertain:
     ``flags`` (one per word) when given, else confidence below ``floor``
     (never when the reader gives no confidence)."""
-    toks, out = [], []
+    marks = []
     for i, word in enumerate(words):
         if flags is not None:
-            uncertain = flags[i]
+            marks.append(flags[i])
         else:
             conf = word.get("conf")
-            uncertain = floor is not None and conf is not None and 0 <= conf < floor
-        for token in tokens(word["text"]):
+            marks.append(floor is not None and conf is not None and 0 <= conf < floor)
+    toks, out = [], []
+    for text, uncertain in _join_ranges([w["text"] for w in words], marks):
+        for token in tokens(text):
             toks.append(token)
             out.append(uncertain)
     return toks, out
+
+
+def _join_ranges(texts: list[str], marks: list[bool]) -> list[tuple[str, bool]]:
+    """The words with a range read apart (``35`` ``-`` ``69``, ``35``
+    ``-69``) joined into one word, uncertain when any part is."""
+    chars: list[str] = []
+    owner: list[int] = []
+    for i, text in enumerate(texts):
+        if i:
+            chars.append(" ")
+            owner.append(-1)
+        chars += list(text)
+        owner += [i] * len(text)
+    joined = "".join(chars)
+    drop = {k for m in _RANGE.finditer(joined) for k in range(m.start(), m.end()) if joined[k].isspace()}
+    out: list[tuple[str, bool]] = []
+    current, parts = [], set()
+    for k, ch in enumerate(chars):
+        if ch == " " and owner[k] == -1 and k not in drop:
+            out.append(("".join(current), any(marks[i] for i in parts)))
+            current, parts = [], set()
+        elif k not in drop:
+            current.append(ch)
+            if owner[k] >= 0:
+                parts.add(owner[k])
+    if current or parts:
+        out.append(("".join(current), any(marks[i] for i in parts)))
+    return out
 
 
 _ASCII_DIGITS = frozenset("0123456789")

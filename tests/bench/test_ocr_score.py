@@ -47,7 +47,7 @@ def test_a_lost_tone_mark_is_a_wrong_word():
 
 def test_a_block_read_in_another_order_counts_as_read():
     truth = "CHÍNH PHỦ Số 49 CỘNG HOÀ XÃ HỘI"
-    s = _score(truth, _words(*[(w, 95) for w in "CỘNG HOÀ XÃ HỘI CHÍNH PHỦ Số 49".split()]))
+    s = _score(truth, _words(*[(w, 95) for w in ["CỘNG", "HOÀ", "XÃ", "HỘI", "CHÍNH", "PHỦ", "Số", "49"]]))
     assert s.matched == s.truth_words == 8
     assert (s.inserted, s.correct, s.lost, s.invented) == (0, 1, 0, 0)
 
@@ -77,6 +77,13 @@ def test_a_number_read_right_but_uncertain_is_withheld_not_wrong():
 def test_separators_are_part_of_a_number():
     s = _score("k = 1.180", _words(("k", 95), ("=", 95), ("1,180", 95)))
     assert (s.wrong, s.wrong_outside) == (1, 1)
+
+
+def test_a_range_is_one_number_however_it_is_spaced():
+    s = _score("Clcr 35 - 69 ml", _words(("Clcr", 95), ("35", 95), ("-", 60), ("69", 95), ("ml", 95)), floor=80)
+    assert (s.numbers, s.correct_withheld, s.wrong, s.lost) == (1, 1, 0, 0)  # the dash's doubt covers the range
+    s = _score("Clcr 35 - 69 ml", _words(("Clcr", 95), ("35-69", 95), ("ml", 95)), floor=80)
+    assert (s.numbers, s.correct, s.wrong) == (1, 1, 0)
 
 
 def test_rules_mark_the_sure_looking_half_of_a_split_number():
