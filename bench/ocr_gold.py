@@ -31,7 +31,7 @@ def sections_found(sections: list[dict], gold: dict) -> dict:
     first_page: dict[str, int] = {}
     for s in sections:
         named.setdefault(s["entry_id"], set())
-        if s["section_key"]:
+        if s["section_key"] and s["section_key"] != s["entry_id"]:  # not the entry's own heading
             named[s["entry_id"]].add(s["section_key"])
         if s.get("page") is not None:
             first_page[s["entry_id"]] = min(first_page.get(s["entry_id"], s["page"]), s["page"])
@@ -53,6 +53,7 @@ def sections_found(sections: list[dict], gold: dict) -> dict:
         out["sections_found"] += len(keys & named[entry])
         out["sections_invented"] += len(named[entry] - keys)
         out["missing"] += [f"{mono['entry_id']}/{k}" for k in sorted(keys - named[entry])]
+    out["other_entries"] = sorted(set(named) - used)  # front matter, table-of-contents lines, inventions
     return out
 
 
@@ -78,3 +79,30 @@ def tables_found(blocks_by_page: dict[int, list[dict]], gold: dict) -> dict:
 def truth_tables(raw: str) -> int:
     """How many ``[table]`` blocks a hand transcription holds."""
     return sum(1 for line in raw.splitlines() if line.strip() == "[table]")
+
+
+def structure(pages, outputs: dict[str, dict]) -> dict:
+    """The pipeline's structure on the bench's pages: the sample formulary's
+    sections and tables against its gold (all nine synthetic pages read as
+    one document), and table blocks on the real scans against the ``[table]``
+    blocks of their truth."""
+    out: dict = {}
+    name = json.loads(FORMULARY_GOLD.read_text(encoding="utf-8"))["pdf"]
+    formulary = [p for p in pages if p.kind == "synthetic" and p.file == name]
+    if formulary and all(p.key in outputs for p in formulary):
+        gold = load_gold()
+        doc = outputs[formulary[0].key]["document"]
+        if len(doc["pages"]) == gold["page_count"]:
+            out["formulary_sections"] = sections_found(doc["sections"], gold)
+            blocks = {p.page: outputs[p.key].get("blocks", []) for p in formulary}
+            out["formulary_tables"] = tables_found(blocks, gold)
+    real = []
+    for p in pages:
+        if p.kind == "real" and p.key in outputs:
+            raw = (REPO / "eval" / "ocr_truth" / p.file / f"page-{p.page:03d}.txt").read_text(encoding="utf-8")
+            found = sum(1 for b in outputs[p.key].get("blocks", []) if b["kind"] == "table")
+            real.append({"page": p.key, "truth_tables": truth_tables(raw), "table_blocks": found,
+                         "blocked": outputs[p.key].get("blocked", False)})
+    if real:
+        out["real_tables"] = real
+    return out
