@@ -259,7 +259,8 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "split": args.split,
         "policy": policy,
-        "pipeline_commit": ocr_engines.pipeline_commit() if "pipeline" in readers else None,
+        # the commits the pipeline's cached readings were made with
+        "pipeline_commits": sorted({o.get("commit", "?") for o in outputs.get("pipeline", {}).values()}),
         "load": os.getloadavg(),
         "tesseract": ocr_engines.tesseract_version(),
         "ocrmypdf": ocr_engines.ocrmypdf_version(),
