@@ -10,9 +10,13 @@ text layer is the truth) in a development part and a held-out part, and the
 corpus's real scans with the hand-made truth of ``eval/ocr_truth``. Readers
 and their settings: ``bench/ocr_engines.py``; scoring: ``bench/ocr_score.py``.
 
-``--sweep`` scores the confidence floors of ``FLOORS`` on the chosen split
-(the development part, for choosing the floor) from one reading of each
-page: for each floor, numbers read wrong outside an uncertain span against
+Plain tesseract's words are marked uncertain by ``--floor``,
+``--number-floor`` and the rules of ``bench/ocr_policy.py`` (the chosen
+policy by default); the pipeline's by its own ``uncertain_spans``; ocrmypdf
+marks none. ``--sweep`` scores every policy of ``ocr_policy.policies``
+(floors alone, then with a floor for words holding a digit and the rules)
+on the chosen split — the development part, for choosing — from one
+reading of each page: numbers read wrong outside an uncertain span against
 the share of words marked uncertain. The held-out part is for the final
 figure only.
 """
@@ -230,7 +234,7 @@ def main() -> None:
     ap.add_argument("--floor", type=float, default=80.0, help="plain tesseract's word floor (80)")
     ap.add_argument("--number-floor", type=float, default=93.0, help="for words holding a digit (93)")
     ap.add_argument("--no-rules", action="store_true", help="without the neighbours/split/confusable rules")
-    ap.add_argument("--sweep", action="store_true", help="score the floors of FLOORS")
+    ap.add_argument("--sweep", action="store_true", help="score every policy of ocr_policy.policies")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument(
         "--fresh", action="store_true", help="OCR again instead of reading the cache"
