@@ -29,10 +29,6 @@ from duocthu_assets.warehouse import Warehouse
 from .adr0018 import document_settings
 from .rules import DocumentRows, Rule, RuleResult
 
-# tag of a run whose checks evaluate nothing, its value the reason (see
-# duocthu_assets/runtime/blocked.py: the checks a blocked document never reached)
-NOT_EVALUATED_TAG = "duocthu/not_evaluated"
-
 _FIELD_ASSETS = {
     "raw": "raw_documents",
     "parsed": "parsed_documents",
@@ -95,14 +91,6 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
         wh = warehouse.get()
         selected = {key.name for key in context.selected_asset_check_keys}
         keys = _partition_keys(context)
-        not_evaluated = context.run.tags.get(NOT_EVALUATED_TAG)
-        if not_evaluated:
-            # a run that settles checks a blocked document never reached: no
-            # evaluation (Dagster then shows them *skipped*, as the run
-            # succeeds), and why, in the run's log
-            for doc_id in keys:
-                context.log.info(f"{doc_id}: {', '.join(sorted(selected))} on {asset} not evaluated: {not_evaluated}")
-            keys = []
         targets = latest_materializations(context.instance, dg.AssetKey(asset), keys)
         for doc_id in keys:
             # what one document's rows or one rule raises fails that document's

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from ..jobs import REFRESH_INDEX_JOB
+from ..jobs import REFRESH_INDEX_JOB, REFRESH_TAGS
 from ..inbox.registry import active_doc_ids
 from ..warehouse import Warehouse
 from ..runtime.gates import UNFINISHED, passing_documents
@@ -49,7 +49,9 @@ def refresh_index_until_current(
             break
         force = False
         since = datetime.now(timezone.utc)
-        result = defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=config)
+        result = defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(
+            instance=instance, raise_on_error=True, run_config=config, tags=REFRESH_TAGS
+        )
         runs += 1
         if ran_alone(instance, result.run_id, since):
             break  # no other run wrote while it built: the index agrees by construction

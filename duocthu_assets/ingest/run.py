@@ -49,7 +49,6 @@ from ..sources import refused_on_sight
 from ..version import code_version
 from ..warehouse import Warehouse, remove_stale_temp_files
 from ..runtime import inbox_snapshot
-from ..runtime.blocked import settle_blocked
 from .index_refresh import refresh_index_until_current
 from .plan import ingest_workers
 from .report import (
@@ -60,7 +59,7 @@ from .report import (
     summarize,
     summarize_unchanged,
 )
-from .rounds import QUIET, run_rounds
+from .rounds import run_rounds
 from ..runtime.instance import fail_orphaned_runs, open_instance
 
 
@@ -139,7 +138,6 @@ def _ingest(
 
     built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused)
     runs = built.runs
-    runs += settle_blocked(job, instance, sorted(built.stopped), run_config=QUIET)  # their unreached checks: skipped
     runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo), built=todo)
 
     # a row for each document built (or tried), totals for the rest: the
