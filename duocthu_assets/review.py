@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from checks.plain import PLAIN, plain_message
 from checks.rules import Rule, RuleResult
 
 FAILED = "FAILED"
@@ -65,6 +66,7 @@ class BlockedDocument:
     count: int
     other_failed: tuple[str, ...] = field(default=())  # further failing checks, asset.rule
     status: str = BLOCKED  # blocked | rejected | failed
+    plain: str = ""  # what is wrong, on which pages, and what to do, in plain words (checks/plain.py)
 
     @property
     def blocked_by(self) -> str:
@@ -101,6 +103,7 @@ def blocked_documents(
                 count=result.count,
                 other_failed=tuple(f"{r.asset}.{r.name}" for r in failed[1:]),
                 status=said[0] if said else BLOCKED,
+                plain=said[1] if said else (plain_message(first.name, result) if first.name in PLAIN else result.message),
             )
         )
     return found
@@ -134,12 +137,13 @@ def markdown_table(not_ok: list[BlockedDocument], checked: int) -> str:
     lines = [
         f"**{counts_line(not_ok, checked)}**",
         "",
-        "| document | status | what is wrong, and what to do | pages | rule |",
+        "| document | status | what is wrong, and what to do | rule | details |",
         "|---|---|---|---|---|",
     ]
     for doc in _sorted(not_ok):
-        pages = ", ".join(str(p) for p in doc.pages[:10]) + (" …" if len(doc.pages) > 10 else "") or "—"
-        lines.append(f"| {_cell(doc.doc_id, 48)} | {doc.status} | {_cell(doc.message, 400)} | {pages} | `{doc.blocked_by}` |")
+        details = "" if doc.status != BLOCKED else doc.message  # a rejected or failed one's reason is its plain words
+        lines.append(f"| {_cell(doc.doc_id, 48)} | {doc.status} | {_cell(doc.plain or doc.message, 400)} | `{doc.blocked_by}` "
+                     f"| {_cell(details, 200) or '—'} |")
     return "\n".join(lines)
 
 

@@ -46,7 +46,8 @@ def review(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> d
     not_ok = blocked_documents(statuses, ALL_RULES, evidence, said_by_rows)
     table = markdown_table(not_ok, len(doc_ids))
     rows = [
-        {"doc_id": d.doc_id, "status": d.status, "blocked_by": d.blocked_by, "message": d.message, "pages": list(d.pages),
+        {"doc_id": d.doc_id, "status": d.status, "blocked_by": d.blocked_by, "what_to_do": d.plain, "message": d.message,
+         "pages": list(d.pages),
          "offending_ids": list(d.offending_ids), "count": d.count, "other_failed": list(d.other_failed)}
         for d in not_ok
     ]
