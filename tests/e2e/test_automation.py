@@ -286,3 +286,24 @@ def test_a_real_daemon_fires_the_schedule_and_reingests_the_changed_document(tmp
     assert "đã sửa trong đêm" in text
     record = Registry(Warehouse(place.warehouse)).records["a.docx"]
     assert record.built["sha256"] == record.sha256, "index_after_ingest_success did not record the build"
+
+
+def test_a_partition_added_in_the_ui_with_the_sensor_off_builds_from_the_inbox(setup):
+    """The sensor never ran (off): a partition added by hand (the launch
+    dialog's "Add a partition") names a file the registry does not know;
+    raw_documents registers the inbox as the sensor would and builds it. A
+    doc_id no file has says so, and what to do."""
+    inbox, warehouse, instance = setup
+    instance.add_dynamic_partitions("documents", ["a.docx", "nowhere.pdf"])
+    job = build_definitions(str(warehouse)).resolve_job_def(INGEST_JOB)
+    built = job.execute_in_process(instance=instance, partition_key="a.docx", raise_on_error=False)
+    assert built.success
+    row = Warehouse(str(warehouse)).read_table("raw_documents", "a.docx").to_pylist()[0]
+    assert row["status"] == "accepted"
+
+    missing = job.execute_in_process(instance=instance, partition_key="nowhere.pdf", raise_on_error=False)
+    assert not missing.success  # stopped by raw_documents.document_accepted, saying why and what to do
+    (evaluation,) = [e for e in missing.get_asset_check_evaluations() if not e.passed]
+    message = evaluation.metadata["message"].value
+    assert f"no file in the inbox ({inbox}) has the doc_id 'nowhere.pdf'" in message
+    assert "turn on inbox_sensor" in message and "duocthu ingest" in message
