@@ -189,3 +189,108 @@ def test_a_blocked_documents_newest_run_is_the_one_that_stopped_it(views):
     assert all(t.get("duocthu/outcome") != "error" for t in tags)
     # no follow-up run of a blocked document: every ingest run is a build, each refresh tagged as one
     assert all(r["jobName"] in ("ingest", "refresh_search_index") for r in runs)
+
+
+SHOTS = [  # name, what it shows (docs/ui.md's walkthrough shows them in this order)
+    "home", "catalog", "review", "review_table", "review_checks", "chunks_checks", "check_partitions", "runs",
+    "blocked_run", "rerun_dialog", "automation",
+]
+
+
+def test_screenshots_of_each_view(views):
+    """Headless Chromium over the same webserver, 1600 px wide, in the
+    collection's time zone: each view the walkthrough in docs/ui.md shows,
+    saved to tests/output/ (and to docs/ui/ with DUOCTHU_UPDATE_SCREENSHOTS=1)."""
+    import os
+    import re
+    import shutil
+
+    from tests.support.paths import REPO
+    from tests.support.ui_helpers import CHROMIUM_FLAGS, chromium_path, screenshot_dir
+
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no chromium on this machine and `make browser` could not install it (needs root and Debian's packages)")
+    from playwright.sync_api import expect, sync_playwright
+
+    from duocthu_assets.automation import DEFAULT_TIMEZONE
+
+    server = views["server"]
+    out = screenshot_dir()
+    shots = {name: out / f"ui37_{name}.png" for name in SHOTS}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=[f for f in CHROMIUM_FLAGS if f != "--headless"]
+        )
+        try:
+            page = browser.new_context(viewport={"width": 1600, "height": 1000}, timezone_id=DEFAULT_TIMEZONE).new_page()
+            page.set_default_timeout(60_000)
+            expect.set_options(timeout=60_000)
+
+            def shot(name: str) -> None:
+                expect(page.get_by_text(re.compile("^Loading"))).to_have_count(0)
+                page.wait_for_timeout(1500)  # let lazy panels settle
+                page.screenshot(path=str(shots[name]))
+
+            page.goto(server.url)
+            expect(page.get_by_role("link", name="Catalog")).to_be_visible()
+            shot("home")
+
+            page.get_by_role("link", name="Catalog").click()
+            review_link = page.locator('a[href="/assets/review"]').first
+            expect(review_link).to_be_visible()
+            shot("catalog")
+
+            review_link.click()
+            expect(page.get_by_text("blocked_count")).to_be_visible()
+            shot("review")
+            page.get_by_text("[Show Markdown]").first.click()
+            dialog = page.get_by_role("dialog")
+            expect(dialog).to_contain_text("2 blocked, 2 rejected, 0 failed, 2 ok of 6 documents")
+            expect(dialog).to_contain_text("What to do: run OCR")
+            expect(dialog).to_contain_text("parsed_documents.no_pages_need_ocr")
+            shot("review_table")
+            page.keyboard.press("Escape")
+
+            page.goto(f"{server.url}/assets/review?view=checks")
+            expect(page.locator("body")).to_contain_text("scan.pdf: blocked (parsed_documents.no_pages_need_ocr)")
+            shot("review_checks")
+
+            page.goto(f"{server.url}/assets/chunks?view=checks")
+            expect(page.locator("body")).to_contain_text("adr0006_10_attachment_without_printed_page")
+            expect(page.locator("body")).not_to_contain_text("Skipped")
+            shot("chunks_checks")
+
+            page.goto(f"{server.url}/assets/chunks?view=checks&checkDetail=chunk_step_completed")
+            expect(page.locator("body")).to_contain_text("chunk_step_completed")
+            shot("check_partitions")
+
+            page.goto(f"{server.url}/runs")
+            expect(page.locator("body")).to_contain_text("duocthu/outcome")
+            shot("runs")
+
+            page.goto(f"{server.url}/runs/{views['scan_run']}")
+            expect(page.locator("body")).to_contain_text("scan.pdf")
+            shot("blocked_run")
+
+            page.goto(f"{server.url}/jobs")
+            href = page.locator('a[href$="/jobs/ingest"]').first.get_attribute("href")
+            page.goto(f"{server.url}{href}/partitions")
+            page.get_by_role("button", name=re.compile("Materialize")).first.click()
+            expect(page.get_by_role("dialog")).to_contain_text("Partition selection")
+            shot("rerun_dialog")
+            page.keyboard.press("Escape")
+
+            page.goto(f"{server.url}/automation")
+            expect(page.locator("body")).to_contain_text("nightly_reingest")
+            shot("automation")
+        finally:
+            browser.close()
+    for path in shots.values():
+        assert path.stat().st_size > 10_000, path
+    if os.environ.get("DUOCTHU_UPDATE_SCREENSHOTS") == "1":
+        docs = REPO / "docs" / "ui"
+        docs.mkdir(exist_ok=True)
+        for name, path in shots.items():
+            shutil.copyfile(path, docs / f"{name}.png")
+    print("\nscreenshots: " + ", ".join(str(s) for s in shots.values()))
