@@ -9,7 +9,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from .inbox.scan import Discovery, scan
+from .inbox.scan import DEFAULT_INBOX, INBOX_ENV, Discovery, inbox_root, scan  # noqa: F401 - the inbox's names, kept here too
 from .jobs import BUILD_KEY_TAG, REFRESH_TAGS, ingest_job, refresh_index_job
 from .inbox.registration import mark_removed, needs_build, register_files
 from .inbox.registry import DocumentRecord, Registry
@@ -20,14 +20,8 @@ from .resources import WarehouseResource
 from .version import code_version
 from .warehouse import Warehouse
 
-INBOX_ENV = "DUOCTHU_INBOX"
-DEFAULT_INBOX = "data/inbox"
 TIMEZONE_ENV = "DUOCTHU_TIMEZONE"
 DEFAULT_TIMEZONE = "Asia/Ho_Chi_Minh"
-
-
-def inbox_root() -> Path:
-    return Path(os.environ.get(INBOX_ENV, DEFAULT_INBOX)).absolute()
 
 
 def build_key(record: DocumentRecord, version: str) -> str:

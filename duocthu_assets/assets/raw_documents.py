@@ -5,8 +5,6 @@ while the inbox sensor is off) is looked for in the inbox first, as the
 sensor would register it; a doc_id no file of the inbox has says so, and
 what to do, instead of "removed from the inbox"."""
 
-import os
-from pathlib import Path
 
 
 import dagster as dg
@@ -15,7 +13,7 @@ import pyarrow as pa
 from .. import progress
 from ..inbox.registration import register_files
 from ..inbox.registry import Registry
-from ..inbox.scan import scan
+from ..inbox.scan import inbox_root, scan
 from ..resources import WarehouseResource
 from ..sources import REMOVED, describe_source, retire_derived
 from ..schemas import table_from_rows
@@ -65,9 +63,3 @@ def raw_documents(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
         progress.report("read", i, len(keys))
     return dg.Output(out)  # each document's status is on its own materialization (above), not the run's counts
 
-
-def inbox_root() -> Path:
-    """The inbox the sensor watches (``DUOCTHU_INBOX``, as automation.inbox_root)."""
-    from ..automation import DEFAULT_INBOX, INBOX_ENV  # here: automation loads the jobs, which load the assets
-
-    return Path(os.environ.get(INBOX_ENV, DEFAULT_INBOX)).absolute()
