@@ -130,20 +130,28 @@ def _sorted(not_ok: list[BlockedDocument]) -> list[BlockedDocument]:
 
 
 def markdown_table(not_ok: list[BlockedDocument], checked: int) -> str:
-    """The documents not ok as a Markdown table, blocked first, one row each:
-    what is wrong and what to do first, the rule's id beside it."""
+    """The documents not ok, blocked first: a narrow table (document,
+    status, rule id, pages) to scan, then one paragraph each, as wide as the
+    page — what is wrong and what to do in plain words, the rule's id
+    beside it, its own message as details (a wide message column in the
+    table was one word wide in the UI's metadata view)."""
     if not not_ok:
         return f"No blocked documents: all {checked} passed every blocking check they reached."
     lines = [
         f"**{counts_line(not_ok, checked)}**",
         "",
-        "| document | status | what is wrong, and what to do | rule | details |",
-        "|---|---|---|---|---|",
+        "| document | status | rule | pages |",
+        "|---|---|---|---|",
     ]
-    for doc in _sorted(not_ok):
-        details = "" if doc.status != BLOCKED else doc.message  # a rejected or failed one's reason is its plain words
-        lines.append(f"| {_cell(doc.doc_id, 48)} | {doc.status} | {_cell(doc.plain or doc.message, 400)} | `{doc.blocked_by}` "
-                     f"| {_cell(details, 200) or '—'} |")
+    ordered = _sorted(not_ok)
+    for doc in ordered:
+        pages = ", ".join(str(p) for p in doc.pages[:10]) + (" …" if len(doc.pages) > 10 else "") or "—"
+        lines.append(f"| {_cell(doc.doc_id, 48)} | {doc.status} | `{doc.blocked_by}` | {pages} |")
+    lines.append("")
+    for doc in ordered:
+        lines.append(f"- **{_cell(doc.doc_id, 64)}** — {doc.status} (`{doc.blocked_by}`): {_cell(doc.plain or doc.message, 600)}")
+        if doc.status == BLOCKED and doc.message:  # a rejected or failed one's reason is its plain words
+            lines.append(f"  *Details:* {_cell(doc.message, 400)}")
     return "\n".join(lines)
 
 

@@ -362,7 +362,8 @@ def test_blocked_document_and_its_evidence_within_three_clicks_from_home(served:
             evidence = page.locator("tr").filter(has_text=SCAN).filter(has_text="parsed_documents.no_pages_need_ocr").first
             expect(evidence).to_be_visible()
             expect(evidence).to_contain_text("1, 2")  # pages
-            expect(evidence).to_contain_text(blocked["message"][:40])
+            expect(page.locator("body")).to_contain_text(blocked["what_to_do"][:60])  # plain words, then the rule's own
+            expect(page.locator("body")).to_contain_text(blocked["message"][:40])
             page.screenshot(path=str(shots["review_evidence"]))
             assert clicks <= 3  # the evidence, three clicks from home
             page.keyboard.press("Escape")

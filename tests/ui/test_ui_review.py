@@ -32,9 +32,10 @@ def test_the_first_failing_rule_in_pipeline_order_is_named_with_its_evidence():
     blocked = blocked_documents(statuses, rules, evidence)
     assert [(b.doc_id, b.blocked_by, b.other_failed) for b in blocked] == [("scan.pdf", "parsed_documents.no_pages_need_ocr", ("chunks.c",))]
     table = markdown_table(blocked, 3)
-    assert ("| scan.pdf | blocked | Some pages are pictures of text (a scan) that no search can read (pages 1, 2). What to do: run OCR"
-            in table)
-    assert "| `parsed_documents.no_pages_need_ocr` | 2 pages need OCR \\| no text layer |" in table  # the rule's id and its own words beside
+    assert "| scan.pdf | blocked | `parsed_documents.no_pages_need_ocr` | 1, 2 |" in table
+    assert ("- **scan.pdf** — blocked (`parsed_documents.no_pages_need_ocr`): Some pages are pictures of text (a scan) that "
+            "no search can read (pages 1, 2). What to do: run OCR") in table
+    assert "  *Details:* 2 pages need OCR \\| no text layer" in table  # the rule's own words, beside its id
     assert table.startswith("**1 blocked, 0 rejected, 0 failed, 2 ok of 3 documents**")
     assert summary_line(blocked, 3) == (
         "1 blocked, 0 rejected, 0 failed, 2 ok of 3 documents — scan.pdf: blocked (parsed_documents.no_pages_need_ocr)"
