@@ -42,6 +42,7 @@ test: setup
 ui: setup
 	@home=$$($(BIN)/python -c 'import sys; from duocthu_assets.runtime.instance import dagster_home_for, ensure_dagster_home; print(ensure_dagster_home(dagster_home_for(sys.argv[1])))' '$(DUOCTHU_WAREHOUSE)') \
 	  && echo "DAGSTER_HOME=$$home  DUOCTHU_MAX_CONCURRENT=$(DUOCTHU_MAX_CONCURRENT)  http://127.0.0.1:$${PORT:-3000}" \
+	  && echo "reviewers: http://127.0.0.1:$${PORT:-3000}/assets/review (documents blocked, rejected, failed; docs/ui.md)" \
 	  && DAGSTER_HOME="$$home" VIRTUAL_ENV="$(abspath $(VENV))" exec $(BIN)/dg dev --use-active-venv --no-check-yaml -h 127.0.0.1 -p $${PORT:-3000}
 
 # Debian's Chromium for the browser test in tests/ui/test_ui_e2e.py; idempotent.

@@ -27,11 +27,8 @@ from duocthu_assets.schemas import first_row
 from duocthu_assets.warehouse import Warehouse
 
 from .adr0018 import document_settings
+from .plain import PLAIN, plain_message
 from .rules import DocumentRows, Rule, RuleResult
-
-# tag of a run whose checks evaluate nothing, its value the reason (see
-# duocthu_assets/runtime/blocked.py: the checks a blocked document never reached)
-NOT_EVALUATED_TAG = "duocthu/not_evaluated"
 
 _FIELD_ASSETS = {
     "raw": "raw_documents",
@@ -65,14 +62,16 @@ def load_document_rows(warehouse: Warehouse, doc_id: str, needs: Iterable[str]) 
     return DocumentRows(**values)
 
 
-def evaluation_metadata(result) -> dict:
+def evaluation_metadata(result, rule: str | None = None) -> dict:
     """The evidence of a failed rule. A passed rule has none: its message is
     the evaluation's description, and no metadata (each evaluation is stored
     three times in the Dagster instance, 29 per document: empty evidence
     cost ~0.5 KB a copy, see bench/instance_growth.py)."""
     if result.passed:
         return {}
+    plain = {"what_to_do": plain_message(rule, result)} if rule in PLAIN else {}
     return {
+        **plain,  # plain words first (checks/plain.py); the rule's own message beside
         "message": result.message,
         "count": result.count,
         "offending_ids": dg.MetadataValue.json(list(result.offending_ids)),
@@ -95,14 +94,6 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
         wh = warehouse.get()
         selected = {key.name for key in context.selected_asset_check_keys}
         keys = _partition_keys(context)
-        not_evaluated = context.run.tags.get(NOT_EVALUATED_TAG)
-        if not_evaluated:
-            # a run that settles checks a blocked document never reached: no
-            # evaluation (Dagster then shows them *skipped*, as the run
-            # succeeds), and why, in the run's log
-            for doc_id in keys:
-                context.log.info(f"{doc_id}: {', '.join(sorted(selected))} on {asset} not evaluated: {not_evaluated}")
-            keys = []
         targets = latest_materializations(context.instance, dg.AssetKey(asset), keys)
         for doc_id in keys:
             # what one document's rows or one rule raises fails that document's
@@ -125,7 +116,7 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
                     asset_key=dg.AssetKey(asset),
                     check_name=rule.name,
                     passed=result.passed,
-                    metadata=evaluation_metadata(result),
+                    metadata=evaluation_metadata(result, rule.name),
                     partition=doc_id,
                     target_materialization_data=targets.get(doc_id),
                     blocking=True,

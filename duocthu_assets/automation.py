@@ -9,26 +9,20 @@ from pathlib import Path
 
 import dagster as dg
 
-from .inbox.scan import Discovery, scan
-from .jobs import BUILD_KEY_TAG, ingest_job, refresh_index_job
+from .inbox.scan import DEFAULT_INBOX, INBOX_ENV, Discovery, inbox_root, scan  # noqa: F401 - the inbox's names, kept here too
+from .jobs import BUILD_KEY_TAG, REFRESH_TAGS, ingest_job, refresh_index_job
 from .inbox.registration import mark_removed, needs_build, register_files
 from .inbox.registry import DocumentRecord, Registry
 from .assets.partitions import documents
 from .runtime import inbox_snapshot
-from .runtime.blocked import SETTLES_TAG, settling_requests
+from .runtime.run_outcome import tag_failed_run
 from .runtime.step_failures import transient_failure
 from .resources import WarehouseResource
 from .version import code_version
 from .warehouse import Warehouse
 
-INBOX_ENV = "DUOCTHU_INBOX"
-DEFAULT_INBOX = "data/inbox"
 TIMEZONE_ENV = "DUOCTHU_TIMEZONE"
 DEFAULT_TIMEZONE = "Asia/Ho_Chi_Minh"
-
-
-def inbox_root() -> Path:
-    return Path(os.environ.get(INBOX_ENV, DEFAULT_INBOX)).absolute()
 
 
 def build_key(record: DocumentRecord, version: str) -> str:
@@ -172,14 +166,23 @@ def record_built(registry: Registry, doc_ids: list[str], version: str) -> None:
     registry.save()
 
 
+_WAITING = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED]
+
+
 def _after_ingest(context: dg.RunStatusSensorContext, warehouse: WarehouseResource) -> list[dg.RunRequest] | dg.SkipReason:
     run = context.dagster_run
-    if SETTLES_TAG in run.tags:
-        return dg.SkipReason(f"run {run.run_id} only settled checks a blocked document never reached")
     partition = run.tags.get("dagster/partition")
     if partition and transient_failure(warehouse.get(), partition) is None:  # else: due again (nightly, `duocthu ingest`)
         record_built(Registry(warehouse.get()), [partition], code_version())
-    return [dg.RunRequest(run_key=f"index-after-{run.run_id}", job_name=refresh_index_job.name)]
+    waiting = context.instance.get_run_records(
+        filters=dg.RunsFilter(job_name=refresh_index_job.name, statuses=_WAITING), limit=1
+    )
+    if waiting:
+        # it has not started: it reads what this run left, so one refresh serves
+        # every ingest run that ends before it starts (ten new files: one or two
+        # refreshes in the Runs list, not ten)
+        return dg.SkipReason(f"run {waiting[0].dagster_run.run_id} of {refresh_index_job.name}, queued, will include it")
+    return [dg.RunRequest(run_key=f"index-after-{run.run_id}", job_name=refresh_index_job.name, tags=REFRESH_TAGS)]
 
 
 @dg.run_status_sensor(
@@ -196,25 +199,13 @@ def index_after_ingest_success(context: dg.RunStatusSensorContext, warehouse: Wa
 @dg.run_status_sensor(
     run_status=dg.DagsterRunStatus.FAILURE,
     monitored_jobs=[ingest_job],
-    request_jobs=[refresh_index_job, ingest_job],
+    request_job=refresh_index_job,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After an ingest run fails (a blocking check stopped a document): record it, rebuild the "
-    "index so the document's earlier chunks leave it, and settle the checks a blocked document never reached "
-    "(a run of just those checks that evaluates nothing: Dagster shows them skipped, not failed).",
+    description="After an ingest run fails: tag it with its outcome (duocthu/outcome: blocked, with "
+    "duocthu/blocked naming each document and rule; or error), record it, and rebuild the index so a blocked "
+    "document's earlier chunks leave it.",
 )
 def index_after_ingest_failure(context: dg.RunStatusSensorContext, warehouse: WarehouseResource):
-    requests = _after_ingest(context, warehouse)
-    if isinstance(requests, dg.SkipReason):
-        return requests
-    return requests + settling_requests(context.instance, run_documents(context.instance, context.dagster_run), ingest_job.name)
+    tag_failed_run(context.instance, context.dagster_run.run_id)
+    return _after_ingest(context, warehouse)
 
-
-def run_documents(instance: dg.DagsterInstance, run: dg.DagsterRun) -> list[str]:
-    """The documents a run of the ingest job covered: its partition, or its range."""
-    if "dagster/partition" in run.tags:
-        return [run.tags["dagster/partition"]]
-    start, end = run.tags.get("dagster/asset_partition_range_start"), run.tags.get("dagster/asset_partition_range_end")
-    keys = list(instance.get_dynamic_partitions(documents.name))
-    if start in keys and end in keys:
-        return keys[keys.index(start) : keys.index(end) + 1]
-    return []

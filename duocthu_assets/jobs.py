@@ -10,6 +10,7 @@ from .assets.partitions import documents
 INGEST_JOB = "ingest"
 REFRESH_INDEX_JOB = "refresh_search_index"
 BUILD_KEY_TAG = "duocthu/build_key"
+REFRESH_TAGS = {"duocthu/kind": "index refresh"}  # the Runs list tells them from ingest runs, and filters them out
 
 ingest_job = dg.define_asset_job(
     INGEST_JOB,

@@ -51,25 +51,29 @@ def parse_documents(context: dg.AssetExecutionContext, raw_documents: dict[str, 
     outcomes = parse_many(jobs, workers=PARSE_WORKERS)
     outputs: dict[str, dict[str, pa.Table]] = {"segments": {}, "lifted_blocks": {}, "parsed_documents": {}}
     pages = 0
-    counts = {"ok": 0, "failed": 0, "rejected": 0, "removed": 0}
     for i, doc_id in enumerate(keys, 1):
         raw_row = raw[doc_id] or {"status": "failed", "reason": "raw_documents row missing", "format": ""}
         tables = parsed_tables(doc_id, raw_row, outcomes.get(doc_id))
         for asset, table in tables.items():
             outputs[asset][doc_id] = table
         summary = tables["parsed_documents"].to_pylist()[0]
-        counts[summary["status"]] = counts.get(summary["status"], 0) + 1
         pages += summary["page_count"]
         progress.report("parse", i, len(keys), pages=pages, detail=f"{doc_id}: {summary['status']}")
     ocr = _pages_needing_ocr(outputs["parsed_documents"])
     # per document, on its own materialization: metadata given to the Output
     # would be copied onto every document of the run
     for doc_id in keys:
-        own: dict[str, object] = {"pages_needing_ocr": dg.MetadataValue.json(ocr.get(doc_id, []))}
+        parsed = outputs["parsed_documents"][doc_id].to_pylist()[0]
+        own: dict[str, object] = {
+            # the document's own parse status, not the run's counts (a scan read "documents_failed 0" before)
+            "status": parsed["status"] + (f": {parsed['reason']}" if parsed["reason"] else ""),
+            "pages_needing_ocr": dg.MetadataValue.json(ocr.get(doc_id, [])),
+            "pages_needing_ocr_count": len(ocr.get(doc_id, [])),
+        }
         if doc_id in outcomes:
             own["parse_seconds"] = round(outcomes[doc_id].seconds, 3)
         context.add_asset_metadata(own, asset_key="parsed_documents", partition_key=doc_id)
-    yield dg.Output(outputs["segments"], output_name="segments", metadata={"documents_ok": counts["ok"]})
+    yield dg.Output(outputs["segments"], output_name="segments")
     yield dg.Output(
         outputs["lifted_blocks"],
         output_name="lifted_blocks",
@@ -77,9 +81,7 @@ def parse_documents(context: dg.AssetExecutionContext, raw_documents: dict[str, 
     )
     yield dg.Output(
         outputs["parsed_documents"],
-        output_name="parsed_documents",
-        metadata={**{f"documents_{k}": v for k, v in counts.items()}, "pages": pages,
-                  "pages_needing_ocr_count": sum(len(p) for p in ocr.values())},
+        output_name="parsed_documents",  # each document's status is on its own materialization (above)
     )
 
 

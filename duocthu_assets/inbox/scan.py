@@ -20,6 +20,14 @@ from typing import Iterable
 
 from ..settings import COLLECTION_FILE
 
+INBOX_ENV = "DUOCTHU_INBOX"
+DEFAULT_INBOX = "data/inbox"
+
+
+def inbox_root() -> Path:
+    """The inbox the sensor and the schedule watch (``DUOCTHU_INBOX``)."""
+    return Path(os.environ.get(INBOX_ENV, DEFAULT_INBOX)).absolute()
+
 MAX_DOC_ID = 64
 _DOC_ID_DROP = re.compile(r"[^a-z0-9._-]+")
 _DOTS = re.compile(r"\.{2,}")

@@ -10,7 +10,7 @@ import dagster as dg
 
 from ..assets.warehouse_tables import TABLES_MATCH_FILES
 from ..compaction import COMPACTED_ASSETS, MARKER_NAME, TABLES
-from ..jobs import REFRESH_INDEX_JOB
+from ..jobs import REFRESH_INDEX_JOB, REFRESH_TAGS
 from ..inbox.registry import active_doc_ids
 from ..warehouse import Warehouse
 from ..runtime.gates import UNFINISHED, passing_documents
@@ -56,7 +56,9 @@ def refresh_index_until_current(
             break
         force = False
         since = datetime.now(timezone.utc)
-        result = defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(instance=instance, raise_on_error=True, run_config=config)
+        result = defs.resolve_job_def(REFRESH_INDEX_JOB).execute_in_process(
+            instance=instance, raise_on_error=True, run_config=config, tags=REFRESH_TAGS
+        )
         runs += 1
         failed = [e for e in result.get_asset_check_evaluations() if e.check_name == TABLES_MATCH_FILES and not e.passed]
         if tables_errors is not None:

@@ -16,6 +16,7 @@ import dagster as dg
 from ..inbox.registry import Registry
 from ..schemas import first_row
 from ..warehouse import Warehouse
+from ..review import file_status
 from ..runtime.gates import passing_documents
 
 
@@ -117,12 +118,8 @@ def summarize(
             summary.status, summary.reason = "failed", run_errors[doc_id]
         elif raw is not None and raw["status"] == "removed" and record.status == "active":
             summary.status, summary.reason = "failed", raw["reason"]  # vanished while being ingested
-        elif raw is None or raw["status"] == "rejected":
-            summary.status, summary.reason = "rejected", (raw or {}).get("reason", "not read")
-        elif parsed is not None and parsed["status"] == "rejected":
-            summary.status, summary.reason = "rejected", parsed["reason"]
-        elif parsed is not None and parsed["status"] == "failed":
-            summary.status, summary.reason = "failed", parsed["reason"]
+        elif file_status(raw, parsed) is not None:  # rejected or failed, as the review says (review.py)
+            summary.status, summary.reason = file_status(raw, parsed)
         elif failed:
             summary.status, summary.reason = "blocked", "; ".join(f"{k}: {v}" for k, v in sorted(failed.items()))
         elif doc_id in gates.failed:

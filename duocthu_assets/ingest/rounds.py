@@ -15,6 +15,7 @@ from .errors import root_cause
 from .plan import INGEST_ASSETS, PlannedRun, plan_runs
 from ..runtime.instance import PID_TAG, open_instance
 from ..runtime.isolation import run_isolated
+from ..runtime.run_outcome import tag_failed_run
 
 MAX_ROUNDS = 12
 # Dagster's console logger would print a stack trace for every blocked
@@ -69,6 +70,8 @@ def _execute(job: dg.JobDefinition, instance: dg.DagsterInstance, keys: list[str
         if not evaluation.passed and evaluation.partition:
             message = evaluation.metadata.get("message")
             outcome.failed_checks.setdefault(evaluation.partition, {})[evaluation.check_name] = message.value if message else ""
+    if not result.success:
+        tag_failed_run(instance, result.run_id, result.get_asset_check_evaluations())  # blocked (by what), or an error
     if not result.success and not outcome.failed_checks:
         failures = [e for e in result.all_events if e.is_step_failure]
         outcome.error = root_cause(failures[0].event_specific_data.error) if failures else "run failed"

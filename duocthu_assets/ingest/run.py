@@ -51,7 +51,6 @@ from ..sources import refused_on_sight
 from ..version import code_version
 from ..warehouse import Warehouse, remove_stale_temp_files
 from ..runtime import inbox_snapshot
-from ..runtime.blocked import settle_blocked
 from ..runtime.step_failures import is_transient
 from .index_refresh import refresh_index_until_current, tables_behind
 from .leases import Leases
@@ -64,7 +63,7 @@ from .report import (
     summarize,
     summarize_unchanged,
 )
-from .rounds import QUIET, run_rounds
+from .rounds import run_rounds
 from ..runtime.instance import fail_orphaned_runs, open_instance
 
 
@@ -201,7 +200,7 @@ def _build(job, instance, warehouse: Warehouse, registry: Registry, warehouse_ro
     if not todo:
         return _Built()
     built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused & set(todo))
-    runs = built.runs + settle_blocked(job, instance, sorted(built.stopped), run_config=QUIET)  # their unreached checks: skipped
+    runs = built.runs
     summaries = summarize(warehouse, instance, registry, todo, built.stopped, built.run_errors, built.embedding_stats, set(todo))
     retry = {d.doc_id for d in summaries if d.status in ("failed", "blocked") and is_transient(d.reason)}
     if retry:

@@ -88,8 +88,8 @@ SQLITE_EVENT_LOG_PRIVATE_MEMBERS = {
     "_update_asset_check_evaluation": "Dagster's own path for an evaluation with no planned row",
 }
 
-# Not private by name, but undocumented: runtime/gates.py and
-# runtime/blocked.py read ``instance.event_log_storage
+# Not private by name, but undocumented: runtime/gates.py reads
+# ``instance.event_log_storage
 # .get_asset_check_partition_info`` (each check's latest status per
 # document in one query; the public ``instance.event_log_storage`` has no
 # documented reader for it). checks/asset_checks.py spells a check's output

@@ -24,14 +24,14 @@ This subclass changes how rows are written, never which rows:
 - ``has_table`` answers from memory once a table is known to exist (Dagster
   asks before every check evaluation);
 - a partitioned check evaluation (what every rule yields for every document)
-  is inserted and marked on its planned row with statements built once, the
+  is inserted, with its document's row, by statements built once, the
   event serialized once — the same
   tables, columns and values as Dagster's ``store_event`` and
   ``_update_asset_check_evaluation``, which build, cache-key and compile new
   statement objects for every evaluation;
-- a run's planned check evaluations are one row per document with no copy of
-  the planned event, which lists every document of the run (see
-  :mod:`duocthu_assets.runtime.planned_checks`: Dagster's copies are O(N^2)
+- a run's partitioned check plan leaves no row per document (see
+  :mod:`duocthu_assets.runtime.planned_checks`: a blocked document's
+  unreached checks are not read as run, and Dagster's rows were O(N^2)
   bytes for a run of N documents);
 - a batch of asset events (Dagster batches the materializations of one step's
   partitions, and the planned events of a run, when ``DAGSTER_EVENT_BATCH_SIZE``
@@ -105,26 +105,8 @@ os.environ.setdefault("DAGSTER_EVENT_BATCH_SIZE", EVENT_BATCH_SIZE)
 
 # an event row: the values come from Dagster's own _event_to_row
 _EVENT_INSERT = SqlEventLogStorageTable.insert()
-# the row a run's planned check evaluation left for one partition
-_CHECK_EVALUATION_UPDATE = (
-    AssetCheckExecutionsTable.update()
-    .where(
-        db.and_(
-            AssetCheckExecutionsTable.c.asset_key == db.bindparam("w_asset_key"),
-            AssetCheckExecutionsTable.c.check_name == db.bindparam("w_check_name"),
-            AssetCheckExecutionsTable.c.run_id == db.bindparam("w_run_id"),
-            AssetCheckExecutionsTable.c.partition == db.bindparam("w_partition"),
-        )
-    )
-    .values(
-        execution_status=db.bindparam("v_status"),
-        evaluation_event=db.bindparam("v_event"),
-        evaluation_event_timestamp=db.bindparam("v_timestamp"),
-        evaluation_event_storage_id=db.bindparam("v_event_id"),
-        materialization_event_storage_id=db.bindparam("v_materialization_id"),
-        partition=db.bindparam("w_partition"),
-    )
-)
+# one document's evaluation of a check: its row (a partitioned plan leaves none, see planned_checks.py)
+_CHECK_EVALUATION_INSERT = AssetCheckExecutionsTable.insert()
 
 
 def _set_pragmas(dbapi_connection, _record) -> None:
@@ -221,8 +203,8 @@ class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogS
 
     def flush_pending(self) -> None:
         """Write the check evaluations held back: one transaction on the
-        run's database, one on the index (event rows, then the planned rows
-        they complete), in the order they were stored."""
+        run's database, then on the index the event rows and then each
+        document's check row, in the order they were stored."""
         with self._flush_lock:
             self._write_pending()
 
@@ -234,17 +216,19 @@ class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogS
         for run_id, group in groupby(pending, key=lambda item: item[0].run_id):
             with self.run_connection(run_id) as conn:
                 conn.execute(_EVENT_INSERT, [row for _, _, row in group])
-        unplanned = []
         with self.index_connection() as conn:
-            for event, evaluation, row in pending:
-                event_id = conn.execute(_EVENT_INSERT, row).inserted_primary_key[0]
-                params = _evaluation_params(self, event, evaluation, event_id, row)
-                if conn.execute(_CHECK_EVALUATION_UPDATE, params).rowcount != 1:
-                    unplanned.append((event, event_id))
-        for event, event_id in unplanned:
-            # no planned row (or, impossibly, several): Dagster's own path
-            # inserts the row, or raises its invariant error
-            self._update_asset_check_evaluation(event, event_id)
+            stored = [
+                (event, evaluation, row, conn.execute(_EVENT_INSERT, row).inserted_primary_key[0])
+                for event, evaluation, row in pending
+            ]
+        try:
+            with self.index_connection() as conn:
+                conn.execute(_CHECK_EVALUATION_INSERT, [_evaluation_row(self, e, ev, i, r) for e, ev, r, i in stored])
+        except db.exc.IntegrityError:
+            # a row planned before planned_checks.py stored none (an instance
+            # upgraded mid-run): Dagster's own path completes it, one by one
+            for event, _, _, event_id in stored:
+                self._update_asset_check_evaluation(event, event_id)
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
         """What ``store_event`` does for each asset event, one transaction per
@@ -353,24 +337,26 @@ def _partitioned_check_evaluation(event: EventLogEntry) -> Any:
     return evaluation if evaluation.partition is not None else None
 
 
-def _evaluation_params(
+def _evaluation_row(
     storage: PooledSqliteEventLogStorage, event: EventLogEntry, evaluation: Any, event_id: int, row: dict[str, Any]
 ) -> dict[str, Any]:
+    """The row Dagster's ``_update_asset_check_evaluation`` inserts for an
+    evaluation without a planned row."""
     target = evaluation.target_materialization_data
     return {
-        "w_asset_key": evaluation.asset_key.to_string(),
-        "w_check_name": evaluation.check_name,
-        "w_run_id": event.run_id,
-        "w_partition": evaluation.partition,
-        "v_status": (
+        "asset_key": evaluation.asset_key.to_string(),
+        "check_name": evaluation.check_name,
+        "run_id": event.run_id,
+        "partition": evaluation.partition,
+        "execution_status": (
             AssetCheckExecutionRecordStatus.SUCCEEDED.value
             if evaluation.passed
             else AssetCheckExecutionRecordStatus.FAILED.value
         ),
-        "v_event": row["event"],
-        "v_timestamp": storage._event_insert_timestamp(event),
-        "v_event_id": event_id,
-        "v_materialization_id": target.storage_id if target else None,
+        "evaluation_event": row["event"],
+        "evaluation_event_timestamp": storage._event_insert_timestamp(event),
+        "evaluation_event_storage_id": event_id,
+        "materialization_event_storage_id": target.storage_id if target else None,
     }
 
 

@@ -1,22 +1,34 @@
-"""A check planned over a range of documents: one row per document, without a
-copy of the plan in each row.
+"""A check planned over documents leaves no row until a document is
+evaluated: a document a blocking check stopped upstream has no row for the
+checks it never reached, so no view reads them as run.
 
 When a run starts, Dagster stores one ``ASSET_CHECK_EVALUATION_PLANNED`` event
-per check listing every partition of the run, then one
-``asset_check_executions`` row per partition, each holding a copy of that
-event. A run over N documents so writes N copies of an N-key list per check:
-O(N^2) bytes, about 2.5 KB a row at 100 documents, 80 KB at 5,000 and 160 KB
-at 10,000. Measured: a one-ingest rebuild of 10,000 documents (two runs of
-5,000, then one of 10,000) grew the SQLite index to 31.5 GB and its
-write-ahead log to 25 GB before it was stopped; the same holds for
-dagster-postgres, whose storage writes the same rows.
+per check and one ``asset_check_executions`` row per partition of the run,
+``PLANNED`` until the evaluation completes it. Two things follow for a
+partitioned check, both wrong for duocthu:
 
-Here a partitioned plan's rows keep every column but the copy. Dagster reads a
-PLANNED row without an event (its rows from before it stored planned events
-have none; ``AssetCheckExecutionRecord`` takes ``event=None`` for PLANNED);
-the event itself is stored once, in the log, at the row's
-``evaluation_event_storage_id``; the evaluation replaces the empty column when
-it comes. An unpartitioned plan (one row) is stored as Dagster stores it.
+- a blocked document's checks on later assets (chunks, embeddings …) are
+  never evaluated, and their planned rows resolve to *execution failed*
+  (its run failed) — and, being the check's newest rows, they are what the
+  check list, the graph's "n / N passed" and asset health read for the
+  whole check (``get_latest_asset_check_execution_by_key`` takes the newest
+  row across documents): 24 of 25 chunks checks read failed (or, after a
+  follow-up run to settle them, *skipped*) because one document was blocked
+  before chunking, although every document that reached them passed;
+- the rows cost O(N^2) bytes for a run of N documents (each a copy of the
+  planned event, which lists every document of the run: 31.5 GB of SQLite
+  index at a 10,000-document rebuild before it was stopped).
+
+So a partitioned plan stores no row: the event itself is kept once, in the
+log; each evaluation inserts its document's row when it comes (Dagster's own
+path for an evaluation without a planned row, ``_update_asset_check_evaluation``;
+the SQLite event log writes the same row with statements built once). A check
+is then read per document as evaluated (*succeeded*/*failed*) or not
+evaluated (*missing*: blocked upstream, or never run), and across documents
+as its newest evaluation. What is lost: a partitioned check is not shown *in
+progress* while its step runs (the step is). An unpartitioned plan (one
+row: the review's check) is stored as Dagster stores it.
+
 Mixed into both storages duocthu selects: the SQLite event log
 (:mod:`duocthu_assets.runtime.event_log`) and the PostgreSQL one
 (:mod:`duocthu_assets.runtime.postgres_event_log`).
@@ -28,7 +40,6 @@ from dagster import EventLogEntry, serialize_value
 
 from .dagster_private import AssetCheckExecutionRecordStatus, AssetCheckExecutionsTable
 
-# a run's planned check evaluations, one row per partition
 _CHECK_PLANNED_INSERT = AssetCheckExecutionsTable.insert()
 
 
@@ -37,15 +48,17 @@ class PlannedCheckRowsWithoutCopies:
 
     def _store_asset_check_evaluation_planned(self, event: EventLogEntry, event_id: int | None) -> None:
         planned = event.get_dagster_event().event_specific_data
-        partitions = planned.partitions_subset.get_partition_keys() if planned.partitions_subset else [None]
-        common = {
+        if planned.partitions_subset is not None:
+            return  # each document's row comes with its evaluation (see the module)
+        row = {
             "asset_key": planned.asset_key.to_string(),
             "check_name": planned.check_name,
             "run_id": event.run_id,
             "execution_status": AssetCheckExecutionRecordStatus.PLANNED.value,
-            "evaluation_event": None if planned.partitions_subset else serialize_value(event),
+            "evaluation_event": serialize_value(event),
             "evaluation_event_timestamp": self._event_insert_timestamp(event),
             "evaluation_event_storage_id": event_id,
+            "partition": None,
         }
         with self.index_connection() as conn:
-            conn.execute(_CHECK_PLANNED_INSERT, [{**common, "partition": partition} for partition in partitions])
+            conn.execute(_CHECK_PLANNED_INSERT, [row])

@@ -142,27 +142,25 @@ def test_run_status_sensors_record_the_build_and_request_the_index(setup):
     after_success = tick(index_after_ingest_success, cursors["index_after_ingest_success"])
     assert [r.run_key for r in after_success.run_requests] == [f"index-after-{good.run_id}"]
     after_failure = tick(index_after_ingest_failure, cursors["index_after_ingest_failure"])
-    index, settle = after_failure.run_requests
+    (index,) = after_failure.run_requests  # no follow-up run for the blocked scan: its runs end with the failed one
     assert index.run_key == f"index-after-{bad.run_id}"
     assert {r.job_name for r in after_success.run_requests + [index]} == {"refresh_search_index"}
-    # and a run that settles the checks the scan never reached: only those checks, no asset
-    assert settle.job_name == INGEST_JOB and settle.partition_key == "scan.pdf" and settle.asset_selection == []
-    assert settle.tags["duocthu/not_evaluated"] == "blocked upstream by parsed_documents.no_pages_need_ocr"
-    unreached = {(k.asset_key.to_user_string(), k.name) for k in settle.asset_check_keys}
-    assert ("chunks", "chunk_step_completed") in unreached and ("embeddings", "every_chunk_embedded") in unreached
-    assert not any(asset in ("raw_documents", "parsed_documents") for asset, _ in unreached)
-    # launched as the daemon launches it (the job subset the request names):
-    # it succeeds, evaluates nothing, and the checks read skipped, not failed
-    settled = job.get_subset(asset_selection=set(settle.asset_selection), asset_check_selection=set(settle.asset_check_keys)).execute_in_process(
-        instance=instance, partition_key="scan.pdf", tags=settle.tags
-    )
-    assert settled.success and not settled.get_asset_check_evaluations() and not settled.get_asset_materialization_events()
+    assert index.tags["duocthu/kind"] == "index refresh"
+    # the failed run is tagged with what stopped it: a rule, not a crash
+    tags = instance.get_run_by_id(bad.run_id).tags
+    assert tags["duocthu/outcome"] == "blocked"
+    assert tags["duocthu/documents"] == "scan.pdf blocked by parsed_documents.no_pages_need_ocr"
+    # the checks the scan never reached have no row: not evaluated, neither skipped nor failed
     statuses = check_statuses(instance, ["scan.pdf"])["scan.pdf"]
-    assert statuses["no_pages_need_ocr"] == "FAILED" and statuses["chunk_step_completed"] == "PLANNED"
-    # the settling run ends no index refresh, and is not settled again
-    after_settle = tick(index_after_ingest_success, after_success.cursor)
-    assert after_settle.run_requests == [] and "settled" in after_settle.skip_message
+    assert statuses["no_pages_need_ocr"] == "FAILED" and "chunk_step_completed" not in statuses
     assert tick(index_after_ingest_failure, after_failure.cursor).run_requests == []
+
+    # a refresh still waiting in the queue serves every ingest run that ends before it starts
+    instance.create_run_for_job(defs.resolve_job_def("refresh_search_index"), status=dg.DagsterRunStatus.NOT_STARTED)
+    again = job.execute_in_process(instance=instance, partition_key="a.docx", raise_on_error=False)
+    assert again.success
+    waited = tick(index_after_ingest_success, after_success.cursor)
+    assert waited.run_requests == [] and "queued, will include it" in waited.skip_message
 
     records = Registry(Warehouse(warehouse)).records
     assert records["a.docx"].built["code_version"] == code_version()
@@ -288,3 +286,24 @@ def test_a_real_daemon_fires_the_schedule_and_reingests_the_changed_document(tmp
     assert "đã sửa trong đêm" in text
     record = Registry(Warehouse(place.warehouse)).records["a.docx"]
     assert record.built["sha256"] == record.sha256, "index_after_ingest_success did not record the build"
+
+
+def test_a_partition_added_in_the_ui_with_the_sensor_off_builds_from_the_inbox(setup):
+    """The sensor never ran (off): a partition added by hand (the launch
+    dialog's "Add a partition") names a file the registry does not know;
+    raw_documents registers the inbox as the sensor would and builds it. A
+    doc_id no file has says so, and what to do."""
+    inbox, warehouse, instance = setup
+    instance.add_dynamic_partitions("documents", ["a.docx", "nowhere.pdf"])
+    job = build_definitions(str(warehouse)).resolve_job_def(INGEST_JOB)
+    built = job.execute_in_process(instance=instance, partition_key="a.docx", raise_on_error=False)
+    assert built.success
+    row = Warehouse(str(warehouse)).read_table("raw_documents", "a.docx").to_pylist()[0]
+    assert row["status"] == "accepted"
+
+    missing = job.execute_in_process(instance=instance, partition_key="nowhere.pdf", raise_on_error=False)
+    assert not missing.success  # stopped by raw_documents.document_accepted, saying why and what to do
+    (evaluation,) = [e for e in missing.get_asset_check_evaluations() if not e.passed]
+    message = evaluation.metadata["message"].value
+    assert f"no file in the inbox ({inbox}) has the doc_id 'nowhere.pdf'" in message
+    assert "turn on inbox_sensor" in message and "duocthu ingest" in message

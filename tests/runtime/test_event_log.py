@@ -16,7 +16,7 @@ from duocthu_assets.runtime.event_log import PooledSqliteEventLogStorage
 
 from tests.support.check_events import (
     RUN_ID,
-    assert_planned_rows_hold_no_copy_of_the_plan,
+    assert_a_partitioned_plan_leaves_rows_only_for_evaluations,
     check_evaluation,
     check_history,
     plan_a_run_of_300_and_fail_one,
@@ -140,15 +140,17 @@ def test_a_write_ahead_log_shrinks_back_after_a_checkpoint(tmp_path: Path):
     storage.dispose()
 
 
-def test_a_planned_row_does_not_copy_the_runs_every_partition(tmp_path: Path):
+def test_a_partitioned_plan_leaves_no_row_per_document(tmp_path: Path):
     """A run over N documents plans each check once with all N keys; Dagster
-    copies that event into each of the N rows (O(N^2) bytes: 30 GB for one
-    run of 10,000 documents). Read back with Dagster's own class. The same on
+    stores a PLANNED row per document with a copy of that event (O(N^2)
+    bytes: 30 GB for one run of 10,000 documents), which reads *execution
+    failed* for a document a blocking check stopped upstream. Here only an
+    evaluation leaves a row. Read back with Dagster's own class. The same on
     PostgreSQL: tests/scale/test_scale_postgres.py."""
     base = str(tmp_path / "runs")
     writer = PooledSqliteEventLogStorage(base)
     plan_a_run_of_300_and_fail_one(writer)
     writer.dispose()
     reader = SqliteEventLogStorage(base)
-    assert_planned_rows_hold_no_copy_of_the_plan(reader)
+    assert_a_partitioned_plan_leaves_rows_only_for_evaluations(reader)
     reader.dispose()

@@ -178,10 +178,9 @@ def test_a_file_refused_on_sight_does_not_cut_the_others_range(tmp_path: Path, m
 
     assert {d.doc_id: d.status for d in result.documents} == {"a.csv": "ok", "b.doc": "rejected", "c.csv": "ok"}
     # registered last, so a.csv and c.csv are one range: one run for them,
-    # one for the refused file, one index refresh (a range cut in two: four),
-    # and two that settle the refused file's unreached checks (duocthu_assets/runtime/blocked.py)
+    # one for the refused file, one index refresh (a range cut in two: four)
     assert open_instance(str(tmp_path / "wh")).get_dynamic_partitions("documents") == ["a.csv", "c.csv", "b.doc"]
-    assert result.runs == 3 + 2
+    assert result.runs == 3
 
 
 def _many_documents(box: Path, n: int) -> None:
@@ -285,9 +284,11 @@ def test_pooled_event_log_records_what_dagsters_own_records(tmp_path: Path, monk
     assert type(pooled_instance.event_log_storage).__name__ == "PooledSqliteEventLogStorage"
 
     statuses = _check_statuses(pooled_instance)
-    assert statuses == _check_statuses(stock_instance)
-    # (a check planned in a run that another document's failure cut short
-    # stays PLANNED in Dagster's history, with either storage)
+    # the same evaluations; Dagster's own class also keeps a PLANNED row for each
+    # document a run planned (runtime/planned_checks.py stores none: a check a
+    # document never reached has no row, where Dagster's reads execution failed)
+    evaluated = {k: [s for s in v if s != "PLANNED"] for k, v in _check_statuses(stock_instance).items()}
+    assert statuses == {k: v for k, v in evaluated.items() if v}
     assert "FAILED" in statuses[("parsed_documents:no_pages_need_ocr", "ban_scan.pdf")]
     assert "SUCCEEDED" not in statuses[("parsed_documents:no_pages_need_ocr", "ban_scan.pdf")]
     assert "SUCCEEDED" in statuses[("parsed_documents:no_pages_need_ocr", "bang_gia.csv")]

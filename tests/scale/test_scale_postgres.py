@@ -135,18 +135,19 @@ def test_a_postgres_instance_builds_the_same_warehouse_as_sqlite(postgres, colle
         assert docs == n
 
 
-def test_postgres_planned_check_rows_hold_no_copy_of_the_plan(postgres):
-    """runtime/planned_checks.py on dagster-postgres's storage: a run's plan
-    is not copied into each document's row (read back with the stock class)."""
+def test_postgres_partitioned_plan_leaves_no_row_per_document(postgres):
+    """runtime/planned_checks.py on dagster-postgres's storage: a run's
+    partitioned plan leaves no row per document, an evaluation its own
+    (read back with the stock class)."""
     from dagster_postgres import PostgresEventLogStorage
 
     from duocthu_assets.runtime.postgres_event_log import PlannedOncePostgresEventLogStorage
-    from tests.support.check_events import assert_planned_rows_hold_no_copy_of_the_plan, plan_a_run_of_300_and_fail_one
+    from tests.support.check_events import assert_a_partitioned_plan_leaves_rows_only_for_evaluations, plan_a_run_of_300_and_fail_one
 
     url = postgres.new_database("dagster_planned_rows")
     writer = PlannedOncePostgresEventLogStorage(postgres_url=url)
     plan_a_run_of_300_and_fail_one(writer)
     writer.dispose()
     reader = PostgresEventLogStorage(postgres_url=url)
-    assert_planned_rows_hold_no_copy_of_the_plan(reader)
+    assert_a_partitioned_plan_leaves_rows_only_for_evaluations(reader)
     reader.dispose()

@@ -66,3 +66,33 @@ def make_xlsx(path: Path, header: list[str], rows: list[list[object]], sheet: st
         ws.append(row)
     workbook.save(str(path))
     return path
+
+
+def make_repeated_page_number_pdf(path: Path) -> Path:
+    """Two pages that both print "1" at the foot, a ruled table on the
+    second: the table's page number cannot be verified (page 1 prints it
+    too), so chunks' ``adr0006_10_attachment_without_printed_page`` blocks
+    it — the reviewer's "page-number case"."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    font = {"fontname": "dejavu", "fontfile": FONT} if Path(FONT).exists() else {}
+    for n in range(2):
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 80), f"{n + 1}. Liều dùng theo chức năng thận", fontsize=13, **font)
+        page.insert_text((72, 110), "Điều chỉnh liều theo độ thanh thải creatinin như bảng sau.", fontsize=11, **font)
+        if n == 1:
+            rows = [["Độ thanh thải", "Liều", "Khoảng cách"], [">50", "500 mg", "8 giờ"], ["10-50", "250 mg", "12 giờ"]]
+            x0, y0, w, h = 72, 140, 150, 24
+            for r, row in enumerate(rows):
+                for c, cell in enumerate(row):
+                    page.insert_text((x0 + c * w + 4, y0 + r * h + 16), cell, fontsize=10, **font)
+            for r in range(len(rows) + 1):
+                page.draw_line((x0, y0 + r * h), (x0 + 3 * w, y0 + r * h), width=0.8)
+            for c in range(4):
+                page.draw_line((x0 + c * w, y0), (x0 + c * w, y0 + len(rows) * h), width=0.8)
+        page.insert_text((290, 812), "1", fontsize=9, **font)
+    doc.set_metadata({"creationDate": "D:20260101000000", "modDate": "D:20260101000000", "producer": "duocthu tests"})
+    path.write_bytes(doc.tobytes(garbage=4, deflate=True, no_new_id=True))
+    return path
+

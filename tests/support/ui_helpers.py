@@ -418,3 +418,23 @@ def partition_statuses(server: UiServer, assets: list[str]) -> dict[str, dict[st
             "checks": {c["name"]: c["partitionStatuses"] for c in checks},
         }
     return out
+
+
+ROLLUPS = """
+query Rollups($keys: [AssetKeyInput!]) {
+  assetNodes(assetKeys: $keys) {
+    assetKey { path }
+    assetChecksOrError {
+      ... on AssetChecks { checks { name executionForLatestMaterialization { status partition runId } } }
+    }
+  }
+}
+"""
+
+RUNS = """
+{
+  runsOrError(limit: 100) {
+    ... on Runs { results { runId jobName status tags { key value } } }
+  }
+}
+"""

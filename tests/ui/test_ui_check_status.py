@@ -80,12 +80,14 @@ INGEST_ASSETS = ["raw_documents", "parsed_documents", "crops", "chunks", "embedd
 
 
 @pytest.mark.slow
-def test_the_ui_reads_blocked_as_skipped_checks_and_failed_partitions(tmp_path: Path):
+def test_the_ui_reads_unreached_checks_as_not_evaluated_and_failed_partitions(tmp_path: Path):
     """What the UI reads (GraphQL partitionStatuses of a real webserver over
     the instance `duocthu ingest` wrote): a rule that failed reads *failed*;
-    the checks a blocked document never reached read *skipped*, never
-    *execution failed*; its unbuilt assets read *failed* (red), a document
-    never run *missing* (grey); good documents *succeeded* / *materialized*."""
+    the checks a blocked document never reached have no evaluation for it
+    (neither *skipped* nor *execution failed*: runtime/planned_checks.py);
+    its unbuilt assets read *failed* (red) where its run planned them, a
+    document never run *missing* (grey); good documents *succeeded* /
+    *materialized*."""
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     make_docx(inbox / "a.docx", [("Một", ["Đoạn văn thứ nhất."])])
@@ -114,21 +116,22 @@ def test_the_ui_reads_blocked_as_skipped_checks_and_failed_partitions(tmp_path: 
     assert docs(ocr, "failedPartitions") == {"scan.pdf"} and docs(ocr, "succeededPartitions") == good
     accepted = ui["raw_documents"]["checks"]["document_accepted"]
     assert docs(accepted, "failedPartitions") == {"old.doc"}
-    # every check a blocked document never reached: skipped, not execution failed
+    # every check a blocked document never reached: no evaluation, neither skipped nor execution failed
     for asset in ("crops", "chunks", "embeddings"):
         for name, statuses in ui[asset]["checks"].items():
             assert docs(statuses, "executionFailedPartitions") == set(), (asset, name, statuses)
             assert docs(statuses, "failedPartitions") == set(), (asset, name, statuses)
-            assert docs(statuses, "skippedPartitions") == blocked, (asset, name, statuses)
+            assert docs(statuses, "skippedPartitions") == set(), (asset, name, statuses)
             assert docs(statuses, "succeededPartitions") == good, (asset, name, statuses)
     for name, statuses in ui["parsed_documents"]["checks"].items():
-        assert docs(statuses, "skippedPartitions") == {"old.doc"}, (name, statuses)
+        assert docs(statuses, "skippedPartitions") == set(), (name, statuses)
         assert docs(statuses, "executionFailedPartitions") == set(), (name, statuses)
-    # the assets' own partition bars: blocked red (failed), never run grey (missing)
+        assert "old.doc" not in docs(statuses, "succeededPartitions") | docs(statuses, "failedPartitions"), (name, statuses)
+    # the assets' own partition bars: blocked red (failed) where its run planned them, never run grey (missing)
     for asset in ("crops", "chunks", "embeddings"):
         bar = ui[asset]["asset"]
         assert docs(bar, "materializedPartitions") == good, (asset, bar)
-        assert docs(bar, "failedPartitions") == blocked, (asset, bar)
+        assert "scan.pdf" in docs(bar, "failedPartitions"), (asset, bar)
         # (Dagster lists a failed partition as unmaterialized too; the bar paints it failed)
         assert docs(bar, "unmaterializedPartitions") - blocked == {"never.docx"}, (asset, bar)
     assert docs(ui["parsed_documents"]["asset"], "failedPartitions") == {"old.doc"}
