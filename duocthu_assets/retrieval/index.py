@@ -72,6 +72,7 @@ class LoadedPart:
     rows: pa.Table
     vectors: np.ndarray
     terms: "PartTerms"
+    folded: "PartTerms"  # the same terms folded (accents optional, issue 40)
 
 
 @dataclass
@@ -94,6 +95,7 @@ class LoadedIndex:
     parts: dict[int, LoadedPart] = field(default_factory=dict, repr=False)
     parts_read: int = 0  # parts read from their files by this load (the others were kept)
     _lexical: "CollectionBM25 | None" = field(default=None, repr=False)
+    _folded: "CollectionBM25 | None" = field(default=None, repr=False)
     _lexical_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -111,6 +113,21 @@ class LoadedIndex:
 
                 self._lexical = CollectionBM25([self.parts[p].terms for p in sorted(self.parts) if self.parts[p].rows.num_rows])
             return self._lexical
+
+    def folded(self) -> "CollectionBM25":
+        """:meth:`lexical` over the folded terms (:meth:`.lexical.PartTerms.folded`)."""
+        with self._lexical_lock:
+            if self._folded is None:
+                from .lexical import CollectionBM25
+
+                self._folded = CollectionBM25([self.parts[p].folded for p in sorted(self.parts) if self.parts[p].rows.num_rows])
+            return self._folded
+
+    def lexical_scores(self, query: str) -> np.ndarray:
+        """BM25 on the exact and the folded field, added (:func:`.lexical.lexical_scores`)."""
+        from .lexical import lexical_scores
+
+        return lexical_scores(self.lexical(), self.folded(), query)
 
     def hit_rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
         """The rows at ``positions`` (in that order) as dicts, each sliced
@@ -186,7 +203,8 @@ def load_index(warehouse: Warehouse, previous: LoadedIndex | None = None) -> Loa
         read += 1
         dim = table.schema.field("vector").type.list_size
         vectors = _normalised_matrix(table.column("vector"), dim)
-        loaded[part] = LoadedPart(manifest.part_keys[part], table.select(HIT_COLUMNS), vectors, PartTerms.from_counts(table.select(_LEXICAL_COLUMNS)))
+        terms = PartTerms.from_counts(table.select(_LEXICAL_COLUMNS))
+        loaded[part] = LoadedPart(manifest.part_keys[part], table.select(HIT_COLUMNS), vectors, terms, terms.folded())
     ordered = [loaded[p] for p in sorted(loaded) if loaded[p].rows.num_rows]
     if ordered:
         rows = pa.concat_tables([p.rows for p in ordered])

@@ -120,7 +120,7 @@ def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int
     if mode == "dense":
         scores = dense_scores(index, query_vector)
         return [(int(p), float(scores[p])) for p in top_k(scores, k, order)]
-    lexical = index.lexical().scores(query)
+    lexical = index.lexical_scores(query)
     if mode == "lexical":
         return [(int(p), float(lexical[p])) for p in top_k(lexical, k, order) if lexical[p] > 0]
     depth = max(k, FUSION_DEPTH)

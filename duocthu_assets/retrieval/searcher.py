@@ -85,7 +85,7 @@ class Searcher:
                 try:
                     loaded = load_index(self.warehouse, self._index)  # only the parts that changed are read
                     if loaded is not None and self.mode != "dense" and loaded.size:
-                        loaded.lexical()  # built before it answers, not by the first query
+                        loaded.lexical(), loaded.folded()  # built before it answers, not by the first query
                 except (OSError, ValueError, LayoutError) as exc:
                     raise SearchError(f"the search index at {self.warehouse.asset_path(INDEX_ASSET)} cannot be read: {exc}") from exc
                 if loaded is None:
