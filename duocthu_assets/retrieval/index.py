@@ -30,6 +30,7 @@ from .layout import CHUNK_COLUMNS, LayoutError, Manifest, index_schema, manifest
 
 if TYPE_CHECKING:
     from .lexical import CollectionBM25, PartTerms
+    from .structure import Structure
 
 
 class SearchError(RuntimeError):
@@ -96,6 +97,7 @@ class LoadedIndex:
     parts_read: int = 0  # parts read from their files by this load (the others were kept)
     _lexical: "CollectionBM25 | None" = field(default=None, repr=False)
     _folded: "CollectionBM25 | None" = field(default=None, repr=False)
+    _structure: "Structure | None" = field(default=None, repr=False)
     _lexical_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -122,6 +124,21 @@ class LoadedIndex:
 
                 self._folded = CollectionBM25([self.parts[p].folded for p in sorted(self.parts) if self.parts[p].rows.num_rows])
             return self._folded
+
+    def structure(self) -> "Structure":
+        """Each document's articles and each monograph's sections, from the
+        heading trails (:class:`.structure.Structure`), made on first use."""
+        with self._lexical_lock:
+            if self._structure is None:
+                from .structure import Structure
+
+                columns = self.rows.select(["doc_id", "headings", "entry_title", "section_title"]).to_pydict()
+                self._structure = Structure.build(columns["doc_id"], columns["headings"], columns["entry_title"], columns["section_title"])
+            return self._structure
+
+    def text(self, position: int) -> str:
+        """The text of the chunk at ``position``."""
+        return self.hit_rows([position])[0]["text"] or ""
 
     def lexical_scores(self, query: str) -> np.ndarray:
         """BM25 on the exact and the folded field, added (:func:`.lexical.lexical_scores`)."""

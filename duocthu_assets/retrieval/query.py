@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence, get_args
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, get_args
 
 import numpy as np
 from upath import UPath
@@ -40,6 +41,37 @@ MODE_ENV = "DUOCTHU_SEARCH_MODE"
 DEFAULT_MODE: SearchMode = "hybrid"
 RRF_K = 60
 FUSION_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How ``hybrid`` fuses the lexical and the dense list (each list's top
+    :data:`FUSION_DEPTH`): ``rrf`` (Σ weight/(:data:`RRF_K` + rank)) or
+    ``minmax`` (each side's scores scaled to [0, 1] over the candidates,
+    weighted sum); ``lexical_weight`` the lexical side's share (the dense
+    side's is 1 − it)."""
+
+    method: Literal["rrf", "minmax"] = "rrf"
+    lexical_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.method not in ("rrf", "minmax"):
+            raise ValueError(f"unknown fusion {self.method!r}: use rrf or minmax")
+        if not 0.0 <= self.lexical_weight <= 1.0:
+            raise ValueError(f"the lexical weight must lie in [0, 1], got {self.lexical_weight}")
+
+    @classmethod
+    def parse(cls, text: str) -> "Fusion":
+        """``rrf`` / ``minmax`` / ``minmax:0.6`` (method and lexical weight)."""
+        method, _, weight = text.partition(":")
+        return cls(method.strip(), float(weight)) if weight else cls(method.strip())  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return f"{self.method}:{self.lexical_weight:g}"
+
+
+# Chosen by the dev half of eval/legal_qa (bench/RESULTS.md, "Issue 40").
+DEFAULT_FUSION = Fusion("rrf", 0.5)
 MAX_K = 1000
 MAX_QUERY_CHARS = 2000
 
@@ -107,7 +139,7 @@ def dense_scores(index: LoadedIndex, query_vector: np.ndarray) -> np.ndarray:
     return index.vectors @ (q / norm)
 
 
-def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int, mode: SearchMode) -> list[tuple[int, float]]:
+def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int, mode: SearchMode, fusion: Fusion = DEFAULT_FUSION) -> list[tuple[int, float]]:
     """(position in the index, score) of the best ``k`` chunks, best first.
 
     ``query`` must already be normalized; ``query_vector`` is needed unless
@@ -123,13 +155,30 @@ def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int
     lexical = index.lexical_scores(query)
     if mode == "lexical":
         return [(int(p), float(lexical[p])) for p in top_k(lexical, k, order) if lexical[p] > 0]
+    return fuse(dense_scores(index, query_vector), lexical, order, k, fusion)
+
+
+def fuse(dense: np.ndarray, lexical: np.ndarray, order: np.ndarray, k: int, fusion: Fusion = DEFAULT_FUSION) -> list[tuple[int, float]]:
+    """Each side's top :data:`FUSION_DEPTH` (lexical: only chunks sharing a
+    term) fused as ``fusion`` says; best ``k`` first, ties by ``order``."""
     depth = max(k, FUSION_DEPTH)
-    dense = dense_scores(index, query_vector)
+    dense_top = top_k(dense, depth, order)
+    lexical_top = [p for p in top_k(lexical, depth, order) if lexical[p] > 0]
+    w = fusion.lexical_weight
     fused: dict[int, float] = {}
-    lists = (top_k(dense, depth, order), [p for p in top_k(lexical, depth, order) if lexical[p] > 0])
-    for ranking in lists:
-        for r, position in enumerate(ranking, start=1):
-            fused[int(position)] = fused.get(int(position), 0.0) + 1.0 / (RRF_K + r)
+    if fusion.method == "rrf":
+        for weight, ranking in ((1.0 - w, dense_top), (w, lexical_top)):
+            for r, position in enumerate(ranking, start=1):
+                fused[int(position)] = fused.get(int(position), 0.0) + 2.0 * weight / (RRF_K + r)
+    else:
+        candidates = np.unique(np.concatenate([dense_top, np.asarray(lexical_top, dtype=np.int64)]))
+        d = dense[candidates].astype(np.float64)
+        spread = float(d.max() - d.min()) if len(d) else 0.0
+        d = (d - d.min()) / spread if spread > 0 else np.zeros_like(d)
+        top = float(lexical[candidates].max()) if len(candidates) else 0.0
+        lex = lexical[candidates].astype(np.float64) / top if top > 0 else np.zeros(len(candidates))
+        for position, value in zip(candidates.tolist(), ((1.0 - w) * d + w * lex).tolist()):
+            fused[int(position)] = value
     return sorted(fused.items(), key=lambda item: (-item[1], order[item[0]]))[:k]
 
 
@@ -168,6 +217,10 @@ class Hit:
     text: str
     has_quarantined_content: bool
     attachments: tuple[HitAttachment, ...]
+    document: str = ""  # the document's name: title and number as printed, else its file name
+    document_number: str = ""  # "91/2015/QH13" when printed
+    unit: str = ""  # "Điều 319", a monograph's section
+    cite: str = ""  # "Bộ luật Dân sự 2015, Điều 319"
 
     @property
     def quarantined(self) -> bool:
@@ -207,11 +260,18 @@ def _pages(regions: Sequence[dict[str, Any]] | None, key: str) -> tuple[int, ...
     return tuple(sorted({r[key] for r in regions or () if r.get(key) is not None}))
 
 
-def make_hits(warehouse: Warehouse, index: LoadedIndex, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
-    """The :class:`Hit` for each (position, score), ranks from 1."""
+def make_hits(warehouse: Warehouse, index: LoadedIndex, ranked: Sequence[tuple[int, float]], names: Mapping[str, Any] | None = None) -> list[Hit]:
+    """The :class:`Hit` for each (position, score), ranks from 1, each
+    naming its document (``names``: :class:`.citation.DocumentNames` by
+    doc_id) and unit."""
+    from .structure import unit_label
+
     rows = index.hit_rows(p for p, _ in ranked)
     hits = []
     for rank_, ((_, score), row) in enumerate(zip(ranked, rows), start=1):
+        named = (names or {}).get(row["doc_id"])
+        document = named.display if named is not None else ""
+        unit = unit_label(row["headings"], row["section_title"] or "", row["entry_title"] or "")
         hits.append(
             Hit(
                 rank=rank_,
@@ -227,6 +287,10 @@ def make_hits(warehouse: Warehouse, index: LoadedIndex, ranked: Sequence[tuple[i
                 text=row["text"] or "",
                 has_quarantined_content=bool(row["has_quarantined_content"]),
                 attachments=tuple(_crop(warehouse, row["doc_id"], a) for a in row["attachments"] or ()),
+                document=document,
+                document_number=named.number if named is not None else "",
+                unit=unit,
+                cite=", ".join(part for part in (document, unit) if part),
             )
         )
     return hits
