@@ -183,14 +183,16 @@ def test_cli_json_and_text(warehouse, embedder, capsys):
     code, out, _ = run_search_cli(["search", "liều ampicilin sulbactam suy thận", "-k", "2", "--warehouse", str(warehouse.root), "--json"], embedder, capsys)
     assert code == 0
     payload = json.loads(out)
-    assert payload["schema"] == "duocthu.search/1" and len(payload["hits"]) == 2
-    assert set(payload) == {"schema", "query", "hits", "notes"}
+    assert payload["schema"] == "duocthu.search/2" and len(payload["hits"]) == 2
+    assert set(payload) == {"schema", "query", "hits", "notes", "citation"}
     assert set(payload["hits"][0]) == {
         "rank", "score", "doc_id", "chunk_id", "chunk_kind", "entry_title", "section_title", "headings",
         "printed_pages", "physical_pages", "mode", "complete", "text", "withheld_numbers", "crops", "notices",
-    }  # the stable schema duocthu.search/1
+        "document", "document_number", "unit", "cite",
+    }  # duocthu.search/1's keys, and /2's four (issue 40: a hit names its document and unit)
+    assert payload["hits"][0]["cite"].endswith(DOSING) and payload["hits"][0]["unit"] == DOSING
     code, out, _ = run_search_cli(["search", "liều ampicilin sulbactam suy thận", "--warehouse", str(warehouse.root)], embedder, capsys)
-    assert code == 0 and "1. " in out and f"{DRUG} — {DOSING} — trang in 204" in out
+    assert code == 0 and "1. " in out and f", {DOSING} — trang in 204" in out
 
 
 def test_cli_reports_a_missing_index_and_unsearchable_documents(tmp_path, warehouse, embedder, capsys, monkeypatch):
