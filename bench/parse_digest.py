@@ -20,6 +20,8 @@ from duocthu_assets.evaluation.runner import default_corpus_dirs
 from duocthu_assets.formats import detect_format
 from duocthu_assets.parse import parse_document
 from duocthu_assets.parse.errors import DocumentRejected, ParseFailed
+from duocthu_assets.parse.preview import read_preview
+from duocthu_assets.parse.profiles.detect import apply_detection
 from duocthu_assets.settings import Settings
 
 SUFFIXES = {".pdf", ".docx", ".xlsx", ".csv"}
@@ -27,9 +29,12 @@ DEFAULT_CORPUS = default_corpus_dirs()[0]  # $DUOCTHU_CORPUS, else ../shared/cor
 
 
 def digest(path: Path, settings: Settings) -> str:
+    """The parse as a user gets it with no collection.toml: a document read as
+    a law when its head shows one (issue 40, the same choice raw_documents makes)."""
     data = path.read_bytes()
     try:
         fmt = detect_format(data)
+        settings, _ = apply_detection(settings, read_preview(data, fmt, settings).lines)
         parsed = parse_document(data, fmt, settings)
         payload = repr(dataclasses.asdict(parsed))
     except (DocumentRejected, ParseFailed) as exc:

@@ -10,13 +10,14 @@ has them, else a page number that forms a consistent sequence), ``""`` when none
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from .settings import Settings
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Version of every Parquet row this code writes. Bump it (and note why in
 README's "Schema versions") whenever a column is added, removed or changes
 meaning."""
@@ -301,6 +302,37 @@ class Chunk:
     has_quarantined_content: bool = False
 
 
+@dataclass(frozen=True)
+class DocumentIdentity:
+    """Who a document is, as its own first page or properties print it
+    (parse/identity.py reads it; never guessed): "" / () where nothing is
+    printed. ``kind`` is ``luật``, ``bộ luật``, ``nghị định``, ``nghị quyết``,
+    ``thông tư``, ``quyết định``, ``án lệ``… ``formulary`` or ``contract``;
+    ``issued`` an ISO date; ``aliases`` the names it is cited by, derived from
+    the other fields; ``evidence`` the printed line behind each field."""
+
+    title: str = ""
+    number: str = ""  # "91/2015/QH13", "21/2021/NĐ-CP"
+    kind: str = ""
+    issuer: str = ""
+    issued: str = ""  # YYYY-MM-DD
+    aliases: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def year(self) -> str:
+        """The year the document is cited with: its date's, else its number's."""
+        if self.issued:
+            return self.issued[:4]
+        m = re.search(r"/((?:19|20)\d\d)/", self.number)
+        return m.group(1) if m else ""
+
+    def as_record(self) -> dict[str, Any]:
+        """The ``identity`` struct of a raw_documents row."""
+        return {"title": self.title, "number": self.number, "kind": self.kind, "issuer": self.issuer,
+                "issued": self.issued, "aliases": list(self.aliases), "evidence": list(self.evidence)}
+
+
 # -- rows with no record of their own elsewhere: the one definition of their columns
 
 
@@ -323,6 +355,10 @@ class RawDocumentRow:
     # what the document is built with (its collection.toml and the CLI's
     # --profile, resolved once at ingest): every later stage reads it here
     settings: Settings
+    # issue 40: who the document is (its first page or properties), and why
+    # its profile was chosen when no collection.toml or --profile named one
+    identity: DocumentIdentity
+    profile_evidence: tuple[str, ...]
 
 
 @dataclass(frozen=True)

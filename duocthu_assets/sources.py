@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .formats import OLE2_MAGIC, PDF_MAGIC, detect_format, is_macro_enabled, refusal_reason
-from .model import SCHEMA_VERSION, Format, SourceStatus
+from .model import SCHEMA_VERSION, DocumentIdentity, Format, SourceStatus
 from .inbox.registration import file_sha256
 from .inbox.registry import DocumentRecord
 from .settings import Settings
@@ -70,6 +70,8 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
         "reason": "",
         "stored_path": "",
         "settings": settings.as_record(),
+        "identity": DocumentIdentity().as_record(),
+        "profile_evidence": [],
         "schema_version": SCHEMA_VERSION,
     }
     if record is None or record.status == REMOVED:
@@ -114,7 +116,23 @@ def describe_source(warehouse: Warehouse, record: DocumentRecord | None, doc_id:
         row.update(status=REJECTED, reason=reason)
         return row
     row.update(status=ACCEPTED, page_count=count_pages(data, fmt))
+    row.update(read_head(data, fmt, settings))
     return row
+
+
+def read_head(data: bytes, fmt: Format, settings: Settings) -> dict[str, Any]:
+    """The columns read from the document's own head before it is parsed:
+    its identity (parse/identity.py), and the profile it is read with when
+    nothing named one, with the evidence (parse/profiles/detect.py)."""
+    from .parse.identity import read_identity
+    from .parse.preview import read_preview
+    from .parse.profiles.detect import apply_detection
+
+    preview = read_preview(data, fmt, settings)
+    identity = read_identity(preview.lines, preview.properties)
+    chosen, evidence = apply_detection(settings, preview.lines)
+    return {"identity": identity.as_record(), "profile_evidence": list(evidence),
+            "profile": chosen.profile.value, "settings": chosen.as_record()}
 
 
 def refused_on_sight(record: DocumentRecord) -> bool:

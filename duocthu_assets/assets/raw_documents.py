@@ -33,7 +33,11 @@ def raw_documents(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
         row = describe_source(wh, record, doc_id)
         # what the document is built with (the row's settings struct), shown
         # on its own materialization in the UI
-        context.add_asset_metadata({"settings": dg.MetadataValue.json(row["settings"])}, partition_key=doc_id)
+        # and who it is, with why it is read as a law when nothing named a profile
+        context.add_asset_metadata({"settings": dg.MetadataValue.json(row["settings"]),
+                                    "identity": dg.MetadataValue.json(row["identity"]),
+                                    "profile_evidence": dg.MetadataValue.json(row["profile_evidence"])},
+                                   partition_key=doc_id)
         if row["status"] == REMOVED:
             retired = retire_derived(wh, doc_id)
             context.log.info(f"{doc_id}: removed from the inbox; cleaned up {retired or 'nothing'}")

@@ -70,3 +70,14 @@ def struck(text: str) -> str:
     """``text`` marked as crossed out, for :func:`written` to write
     (``~~text~~``)."""
     return f"{STRUCK_OPEN}{text}{STRUCK_CLOSE}"
+
+
+_NOTE_MARK = re.compile(r"^\s*\^(?:\d{1,3}|\{\d{1,3}\})(?=\s|[^\W\d_])")
+
+
+def opens_with_note_mark(text: str) -> bool:
+    """A paragraph opened by a note's number set as a superscript
+    (``^8 Ghi rõ căn cứ hủy đăng ký…``, ``^{10} Kê khai…``): a footnote typed
+    by hand (Decree 99's forms set theirs in a style Word counts as a
+    heading). A footnote is never a heading, in any profile."""
+    return _NOTE_MARK.match(text) is not None

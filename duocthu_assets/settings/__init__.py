@@ -56,6 +56,8 @@ STEP_TIMEOUT_S = 600.0  # per document, for cropping and for chunking (parsing h
 MAX_CHUNKS_PER_DOCUMENT = 20_000  # more would take hours to embed (~2-50 chunks/s on two cores)
 EMBED_TIMEOUT_S = 1800.0  # per document, for computing its vectors (reused ones cost nothing)
 COLLECTION_FILE = "collection.toml"
+PROFILE_DEFAULT, PROFILE_FROM_FILE, PROFILE_FROM_OPTION, PROFILE_DETECTED = "default", "collection.toml", "--profile", "detected"
+PROFILE_SOURCES = (PROFILE_DEFAULT, PROFILE_FROM_FILE, PROFILE_FROM_OPTION, PROFILE_DETECTED)
 BYTES = {"arrow": "int64"}  # a byte limit may pass 2 GiB: an int64 column on raw_documents
 
 
@@ -88,12 +90,18 @@ class Settings:
     # (a collection.toml's [pdf] table, a raw_documents row) becomes a
     # validated PdfSettings
     pdf: PdfSettings = field(default_factory=_default_pdf)
+    # where ``profile`` came from: "default" (nothing named one: raw_documents
+    # may read the document as a law, parse/profiles/detect.py),
+    # "collection.toml", "--profile", or "detected" (it was)
+    profile_source: str = PROFILE_DEFAULT
 
     def __post_init__(self) -> None:
 
         object.__setattr__(self, "pdf", resolve_pdf_settings(self.pdf))
         object.__setattr__(self, "profile", Profile(self.profile))
         object.__setattr__(self, "normalization", Normalization(self.normalization))
+        if self.profile_source not in PROFILE_SOURCES:
+            raise ValueError(f"profile_source {self.profile_source!r} must be one of {', '.join(PROFILE_SOURCES)}")
         if not 0 < self.chunk_size <= self.max_chunk_tokens:
             raise ValueError(f"chunk_size {self.chunk_size} must be in 1..max_chunk_tokens ({self.max_chunk_tokens})")
         if not 0 <= self.chunk_overlap < self.chunk_size:
@@ -164,8 +172,11 @@ def collection_settings(folder: Path, profile_override: str | None = None, root:
             except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
                 raise CollectionSettingsError(f"{candidate} cannot be read: {exc} — fix the file and ingest again") from exc
             break
+    if "profile" in values:
+        values["profile_source"] = PROFILE_FROM_FILE
     if profile_override:
         values["profile"] = profile_override
+        values["profile_source"] = PROFILE_FROM_OPTION
     try:
         profile = Profile(values.get("profile", Profile.GENERIC))
         merged = {**PROFILE_DEFAULTS[profile], **values}

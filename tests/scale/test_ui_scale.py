@@ -15,7 +15,7 @@ import pytest
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.definitions import MAX_CONCURRENT_ENV, build_definitions
 from duocthu_assets.runtime.instance import dagster_home_for, dagster_yaml, ensure_dagster_home
-from duocthu_assets.model import SCHEMA_VERSION
+from duocthu_assets.model import SCHEMA_VERSION, DocumentIdentity
 from duocthu_assets.resources import ParquetWarehouseIOManager
 from duocthu_assets.schemas import SCHEMA_VERSION_KEY, table_from_rows
 from duocthu_assets.settings import Settings
@@ -29,7 +29,7 @@ def _raw_row(doc_id: str, size: int) -> dict:
         "doc_id": doc_id, "source_name": doc_id, "collection": "", "profile": "generic", "normalization": "nfc",
         "sha256": f"{size:064x}", "size_bytes": size, "format": doc_id.rsplit(".", 1)[1], "page_count": 1,
         "status": "accepted", "reason": "", "stored_path": f"sources/00/{size:064x}", "settings": Settings().as_record(),
-        "schema_version": SCHEMA_VERSION,
+        "identity": DocumentIdentity().as_record(), "profile_evidence": [], "schema_version": SCHEMA_VERSION,
     }
 
 

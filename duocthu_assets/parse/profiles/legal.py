@@ -20,6 +20,12 @@ A legal document declares its structure in its numbering, not in styles:
   subject (``NGHỊ ĐỊNH`` / ``VỀ HỌ, HỤI, BIÊU, PHƯỜNG``);
 - levels rank the kinds the document uses, outermost first (a decree with
   Chương, Mục and Điều has them at 1, 2, 3);
+- a court precedent (its title line ``ÁN LỆ SỐ 43/2021/AL``) is read in its
+  fixed parts: ``Nguồn án lệ:``, ``Khái quát nội dung án lệ:`` (with its
+  ``- Tình huống án lệ:`` and ``- Giải pháp pháp lý:`` below it), the
+  judgment's ``NỘI DUNG VỤ ÁN:``, ``NHẬN ĐỊNH CỦA TÒA ÁN:``, ``QUYẾT ĐỊNH:``
+  … (:func:`precedent_part`), so a precedent has a heading trail whatever
+  its styles;
 - clauses and points stay list items inside their article, with their level
   kept below it (khoản = article + 1, điểm = article + 2): an article is the
   unit a citation names, so it is the section, and a chunk never spans two.
@@ -38,7 +44,8 @@ from ...textnorm import ascii_slug
 
 # canonical ranks, outermost first; levels are these ranks compacted to the kinds a document uses
 TITLE, PART, CHAPTER, SECTION, SUBSECTION, ARTICLE, EN_SECTION = "title", "part", "chapter", "section", "subsection", "article", "en_section"
-RANK = {TITLE: 0, PART: 1, CHAPTER: 2, SECTION: 3, SUBSECTION: 4, ARTICLE: 5, EN_SECTION: 6}
+PRECEDENT_PART, PRECEDENT_SUB = "precedent_part", "precedent_sub"  # a court precedent's fixed parts (án lệ)
+RANK = {TITLE: 0, PRECEDENT_PART: 1, PRECEDENT_SUB: 2, PART: 3, CHAPTER: 4, SECTION: 5, SUBSECTION: 6, ARTICLE: 7, EN_SECTION: 8}
 CLAUSE, POINT = "clause", "point"
 
 _NUMBER = r"(?:thứ\s+[^\W\d_]+|(?-i:[IVXLCDM]+)\b|\d+[a-z]?\b)"
@@ -65,6 +72,18 @@ _CLOSING = re.compile(r"^Nơi nhận\s*(?::|/)", re.IGNORECASE)
 _APPENDIX = re.compile(r"^PHỤ LỤC(?:\s+(?:[IVXLC]+|\d+))?\b")
 _CLAUSE = re.compile(r"^(\d{1,3})\.\s+\S")
 _POINT = re.compile(r"^([a-zđ])\)\s+\S")
+# A precedent (án lệ) is published in fixed parts (Resolution 04/2019/NQ-HĐTP): its summary's labelled
+# paragraphs, then "NỘI DUNG ÁN LỆ" with the judgment's own parts under it. They are its structure, in a
+# document whose title line is "ÁN LỆ SỐ 43/2021/AL"; elsewhere these words are text.
+PRECEDENT_TITLE = re.compile(r"^ÁN\s+LỆ\s+SỐ\s+\d{1,4}\s*/\s*(?:19|20)\d\d\s*/\s*AL(?![A-Za-z])", re.IGNORECASE)
+_PRECEDENT_PARTS = {
+    PRECEDENT_PART: ("nguồn án lệ", "vị trí nội dung án lệ", "khái quát nội dung án lệ",
+                     "quy định của pháp luật liên quan đến án lệ", "từ khóa của án lệ", "từ khoá của án lệ",
+                     "nội dung án lệ", "nội dung vụ án", "nhận định của tòa án", "nhận định của toà án",
+                     "xét thấy", "quyết định"),
+    PRECEDENT_SUB: ("tình huống án lệ", "giải pháp pháp lý"),  # inside "Khái quát nội dung án lệ"
+}
+PRECEDENT_TITLE_WITHIN = 20  # paragraphs: a precedent's title opens it
 TITLE_MAX_WORDS = 40  # a title line joined to its label is at most this long
 ARTICLE_TITLE_MAX_WORDS = 160  # longer than this, an article "heading" is a body paragraph (Điều 29 of Decree 99 has 88 words)
 
@@ -87,9 +106,22 @@ def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text.strip())
 
 
-def match_heading(text: str) -> LegalHeading | None:
-    """The legal heading ``text`` opens with, or None."""
+def precedent_part(text: str) -> str | None:
+    """PRECEDENT_PART or PRECEDENT_SUB when ``text`` is one of a precedent's
+    part labels alone ("Nguồn án lệ:", "- Giải pháp pháp lý:", "NHẬN ĐỊNH
+    CỦA TÒA ÁN:"), else None."""
+    label = " ".join(_nfc(text).lstrip("-–• ").rstrip(" :.").lower().split())
+    return next((kind for kind, labels in _PRECEDENT_PARTS.items() if label in labels), None)
+
+
+def match_heading(text: str, precedent: bool = False) -> LegalHeading | None:
+    """The legal heading ``text`` opens with, or None; ``precedent``: the
+    document is a court precedent, whose part labels are headings too."""
     text = _nfc(text)
+    if precedent:
+        part = precedent_part(text)
+        if part:
+            return LegalHeading(part, text.lstrip("-–• ").rstrip(" :"), "", False)
     first = text.split("\n", 1)[0].strip()
     if _DOC_TYPE.match(first):  # "NGHỊ ĐỊNH" alone, or over its subject after a line break
         return LegalHeading(TITLE, first, "", first == text)
@@ -174,9 +206,10 @@ def mark(texts: list[str], eligible: list[bool] | None = None, emphasized: list[
     emphasized = emphasized if emphasized is not None else [False] * len(texts)
     found: list[tuple[int, LegalHeading]] = []
     joined: set[int] = set()
+    precedent = any(ok and PRECEDENT_TITLE.match(_nfc(t)) for t, ok in zip(texts[:PRECEDENT_TITLE_WITHIN], eligible))
     i = 0
     while i < len(texts):
-        head = match_heading(texts[i]) if eligible[i] else None
+        head = match_heading(texts[i], precedent) if eligible[i] else None
         if head is None:
             i += 1
             continue

@@ -13,7 +13,7 @@ from ....model import SegmentKind
 from ....settings import Settings
 from ....textnorm import normalize_block
 from .. import tabular
-from ...inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, written
+from ...inline_marks import SCRIPTS, STRUCK_CLOSE, STRUCK_OPEN, opens_with_note_mark, written
 from ..symbol_font import SYMBOL_FONTS, symbol_char, symbol_text
 from .equations import omml_linear
 from .package import A, CHART, DIAGRAM, MC, V, W_BR, W_CR, W_CUSTOMXML, W_P, W_PTAB, W_SDT, W_SDTCONTENT, W_T, W_TAB, W_TBL, W_VAL, int_hex, int_or_none, m, w
@@ -297,6 +297,8 @@ class Walker:
         inline = self.inline(p)
         if level is not None and not any(ch.isalnum() for ch in inline.text):
             level = None  # a rule of dots or dashes declared a heading is no heading
+        if level is not None and opens_with_note_mark(inline.text):
+            level = None  # a footnote typed in a heading style (issue 40: "^8 Ghi rõ…" was a heading trail)
         if level is not None:
             kind = SegmentKind.HEADING
         else:

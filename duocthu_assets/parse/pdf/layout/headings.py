@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ....model import SegmentKind
 from ....settings import Profile
+from ...inline_marks import opens_with_note_mark
 from ...profiles import formulary, legal
 from ..geometry import BBox
 from .paragraphs import LIST_MARKER, Para, join_lines
@@ -83,6 +84,8 @@ def is_generic_heading(p: Para, body_size: float, settings: PdfSettings) -> bool
     text = p.text.strip()
     if not text or _SENTENCE_END.search(text) or not any(c.isalpha() for c in text):
         return False
+    if opens_with_note_mark(text):
+        return False  # a footnote, however it is set
     larger = p.size >= settings.heading_size_ratio * body_size
     numbered = numbering_depth(text)
     if numbered and numbered[0] == "legal":
