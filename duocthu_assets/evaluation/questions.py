@@ -29,6 +29,7 @@ QUESTIONS_FILE = "questions.jsonl"
 SPLITS = ("dev", "held_out")
 KS = (1, 5, 10)
 _PARAGRAPH = re.compile(r"^Đoạn \[(\d+)\]$")
+SECTION_SEP = " / "  # a formulary answer's unit: "<monograph> / <section>" (eval/formulary_qa)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def load_questions(folder: str | Path, split: str) -> list[Question]:
         if split != "all" and record.get("split") != split:
             continue  # the other half is not even parsed into a Question
         try:
-            answers = tuple((a["document"], a["unit"]) for a in record["answers"])
+            answers = tuple((a["document"], a["unit"] if "unit" in a else f"{a['monograph']}{SECTION_SEP}{a['section']}") for a in record["answers"])
             out.append(Question(record["id"], record["query"], record["kind"], answers, record.get("passage") or "", record["split"], record.get("twin_of")))
         except (KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{n}: not a question record ({exc})") from None
@@ -80,6 +81,12 @@ def answers_unit(hit: Any, document: str, unit: str, passage: str = "") -> bool:
         return False
     if unit.startswith("Điều "):
         return _squash(hit.unit) == _squash(unit)
+    if SECTION_SEP in unit:
+        monograph, section = unit.split(SECTION_SEP, 1)
+        if _squash(getattr(hit, "entry_title", "")) != _squash(monograph):
+            return False
+        trail = [_squash(h) for h in getattr(hit, "headings", ())] + [_squash(getattr(hit, "section_title", ""))]
+        return _squash(section) in trail or bool(passage and _squash(passage) in _squash(hit.text or "")) or _squash(section) in _squash(hit.text or "")
     text = _squash(hit.text or "")
     if passage and _squash(passage) in text:
         return True

@@ -35,7 +35,8 @@ _SECTION_STOP = {"va", "cua", "cho", "the", "and", "of", "for", "khi", "trong", 
 class Structure:
     """Units by document: ``articles[doc_id][n]`` the positions under
     ``Điều n``; ``entries[folded entry title]`` the positions of a
-    monograph, ``sections[position]`` its section title."""
+    monograph (entries of documents without articles only),
+    ``section_of[position]`` its section title."""
 
     doc_ids: list[str]
     articles: dict[str, dict[int, list[int]]] = field(default_factory=dict)
@@ -43,6 +44,7 @@ class Structure:
     entry_words: dict[str, list[str]] = field(default_factory=dict)
     entry_title: dict[str, str] = field(default_factory=dict)  # folded -> as printed
     section_of: list[str] = field(default_factory=list)
+    _section_titles: set[str] | None = None
 
     @classmethod
     def build(cls, doc_ids: Sequence[str], headings: Sequence[Sequence[str] | None], entry_titles: Sequence[str | None], section_titles: Sequence[str | None]) -> "Structure":
@@ -55,11 +57,18 @@ class Structure:
                     break
         for position, title in enumerate(entry_titles):
             key = query_fold(title or "")
-            if key:
+            if key and doc_ids[position] not in built.articles:  # a law's sections are its articles
                 built.entries.setdefault(key, []).append(position)
                 built.entry_title.setdefault(key, title or "")
         built.entry_words = {key: _WORD.findall(key) for key in built.entries}
         return built
+
+    def section_titles(self) -> set[str]:
+        """The titles of the monographs' sections (not the monographs' own)."""
+        if self._section_titles is None:
+            own = set(self.entry_title.values())
+            self._section_titles = {self.section_of[p] for ps in self.entries.values() for p in ps} - own - {""}
+        return self._section_titles
 
     def article_range(self, doc_id: str) -> tuple[int, int] | None:
         numbers = self.articles.get(doc_id)
@@ -134,7 +143,10 @@ def _precedent(structure, names, citation, named, base, texts) -> Resolution:
 
 def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolution | None:
     """A query naming a monograph (its entry title's words, accents
-    optional) and words of one of its section titles."""
+    optional) and one of its sections: by a section title written out
+    whole (``chống chỉ định``; the longest that the query holds), else by
+    the section sharing most words with the query. A section title written
+    out whole that this monograph lacks (but another has) is missing."""
     words = _WORD.findall(query_fold(query))
     entry = max(
         (k for k, w in structure.entry_words.items() if w and len(w) <= 6 and _has_run(words, w)),
@@ -143,17 +155,28 @@ def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolut
     )
     if entry is None:
         return None
-    rest = set(words) - set(structure.entry_words[entry]) - _SECTION_STOP
-    best, best_overlap = None, 0
-    for title in dict.fromkeys(structure.section_of[p] for p in structure.entries[entry]):
-        overlap = len(rest & (set(_WORD.findall(query_fold(title))) - _SECTION_STOP))
-        if overlap > best_overlap:
-            best, best_overlap = title, overlap
+    titles = dict.fromkeys(structure.section_of[p] for p in structure.entries[entry] if structure.section_of[p] != structure.entry_title[entry])
+    whole = max(
+        (t for t in structure.section_titles() if len(_WORD.findall(query_fold(t))) >= 2 and _has_run(words, _WORD.findall(query_fold(t)))),
+        key=lambda t: len(_WORD.findall(query_fold(t))),
+        default=None,
+    )
+    name = structure.entry_title[entry]
+    if whole is not None and whole not in titles:
+        return Resolution("missing", f"{name}, {whole}", message=f"{name} has no section {whole!r}; nothing else is shown in its place.")
+    best = whole
+    if best is None:
+        rest = set(words) - set(structure.entry_words[entry]) - _SECTION_STOP
+        best_overlap = 0
+        for title in titles:
+            overlap = len(rest & (set(_WORD.findall(query_fold(title))) - _SECTION_STOP))
+            if overlap > best_overlap:
+                best, best_overlap = title, overlap
     if best is None:
         return None
     wanted = {p for p in structure.entries[entry] if structure.section_of[p] == best}
     ordered = [p for p in base if p in wanted] + sorted(wanted - set(base))
-    return Resolution("found", f"{structure.entry_title[entry]}, {best}", tuple(ordered))
+    return Resolution("found", f"{name}, {best}", tuple(ordered))
 
 
 _UNIT_LABEL = re.compile(r"^\s*((?:Điều|ĐIỀU|Article|ARTICLE|ماده)\s*[0-9۰-۹]{1,4})(?![0-9۰-۹])")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from duocthu_assets.retrieval.citation import DocumentNames
 from duocthu_assets.retrieval.structure import Structure, resolve, unit_label
 
-DOCS = ["blds", "blds", "blds", "nd99", "nd99", "thuoc", "thuoc"]
+DOCS = ["blds", "blds", "blds", "nd99", "nd99", "thuoc", "thuoc", "thuoc"]
 HEADINGS = [
     ["BỘ LUẬT DÂN SỰ", "Chương XV", "Điều 117. Điều kiện có hiệu lực của giao dịch dân sự"],
     ["BỘ LUẬT DÂN SỰ", "Chương XV", "Điều 319. Hiệu lực của thế chấp tài sản"],
@@ -17,17 +17,18 @@ HEADINGS = [
     ["NGHỊ ĐỊNH", "Điều 58. Tổ chức thực hiện"],
     ["AMOXICILIN"],
     ["AMOXICILIN", "Liều lượng và cách dùng"],
+    ["GENTAMICIN", "Chống chỉ định"],
 ]
-ENTRIES = ["BỘ LUẬT DÂN SỰ"] * 3 + ["NGHỊ ĐỊNH"] * 2 + ["AMOXICILIN"] * 2
-SECTIONS = ["Điều 117", "Điều 319", "Điều 319", "Điều 5", "Điều 58", "Chỉ định", "Liều lượng và cách dùng"]
+ENTRIES = ["BỘ LUẬT DÂN SỰ"] * 3 + ["NGHỊ ĐỊNH"] * 2 + ["AMOXICILIN"] * 2 + ["GENTAMICIN"]
+SECTIONS = ["Điều 117", "Điều 319", "Điều 319", "Điều 5", "Điều 58", "Chỉ định", "Liều lượng và cách dùng", "Chống chỉ định"]
 NAMES = {
     "blds": DocumentNames.from_identity("blds", {"title": "Bộ luật Dân sự", "number": "91/2015/QH13", "kind": "bộ luật", "aliases": ["Bộ luật Dân sự 2015", "BLDS"]}),
     "nd99": DocumentNames.from_identity("nd99", {"title": "Nghị định về đăng ký biện pháp bảo đảm", "number": "99/2022/NĐ-CP", "kind": "nghị định"}),
     "thuoc": DocumentNames.from_identity("thuoc", None, fallback="duoc_thu.pdf"),
 }
-TEXTS = ["1. Chủ thể có năng lực", "1. Thế chấp có hiệu lực từ khi giao kết.", "2. Thế chấp phát sinh hiệu lực đối kháng", "", "", "", ""]
+TEXTS = ["1. Chủ thể có năng lực", "1. Thế chấp có hiệu lực từ khi giao kết.", "2. Thế chấp phát sinh hiệu lực đối kháng", "", "", "", "", ""]
 STRUCTURE = Structure.build(DOCS, HEADINGS, ENTRIES, SECTIONS)
-BASE = [3, 0, 4, 2, 1, 5, 6]  # what the base ranking says, best first
+BASE = [3, 0, 4, 2, 1, 5, 6, 7]  # what the base ranking says, best first
 
 
 def _resolve(query):
@@ -53,6 +54,9 @@ def test_a_monograph_and_a_section_are_found_by_their_words():
     found = _resolve("liều dùng amoxicilin suy thận")
     assert found.status == "found" and found.positions == (6,) and found.label == "AMOXICILIN, Liều lượng và cách dùng"
     assert _resolve("thế chấp có hiệu lực khi nào").status == ""
+    assert _resolve("amoxicilin chi dinh").positions == (5,)
+    missing = _resolve("Chống chỉ định của amoxicilin")  # GENTAMICIN has that section; AMOXICILIN has not
+    assert missing.status == "missing" and "AMOXICILIN has no section 'Chống chỉ định'" in missing.message
 
 
 def test_a_hit_names_its_unit():
