@@ -77,7 +77,7 @@ def run_search(args: argparse.Namespace, *, embedder: Any = None) -> int:
     except (SearchError, ValueError, ImportError) as exc:
         print(f"duocthu search: {exc}", file=sys.stderr)
         return 1
-    citation = resolution.as_dict() if resolution.status else None
+    citation = resolution.cited()
     sys.stdout.write(format_hits(answers, args.json, query=args.query, notes=notes, citation=citation))
     return 0
 

@@ -176,11 +176,11 @@ class Searcher:
     def payload(self, query: str, k: int = 5, *, mode: str | None = None) -> dict[str, Any]:
         """The JSON object of ``duocthu search --json`` (schema duocthu.search/2)."""
         answers, notes, resolution = self.resolved(query, k, mode=mode)
-        return answer_payload(answers, query=query, notes=notes, citation=resolution.as_dict() if resolution.status else None)
+        return answer_payload(answers, query=query, notes=notes, citation=resolution.cited())
 
     def format(self, query: str, k: int = 5, *, as_json: bool = False, mode: str | None = None) -> str:
         answers, notes, resolution = self.resolved(query, k, mode=mode)
-        return format_hits(answers, as_json, query=query, notes=notes, citation=resolution.as_dict() if resolution.status else None)
+        return format_hits(answers, as_json, query=query, notes=notes, citation=resolution.cited())
 
 
 def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], index: LoadedIndex, k: int) -> list[tuple[int, float]]:
@@ -190,7 +190,7 @@ def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], inde
     if resolution.status == "missing":
         return []
     scores = dict(base)
-    head = [(p, scores.get(p, 0.0)) for p in resolution.positions] if resolution.status == "found" else []
+    head = [(p, scores.get(p, 0.0)) for p in resolution.positions] if resolution.status in ("found", "entry") else []
     taken = {p for p, _ in head}
     rest = [(p, s) for p, s in base if p not in taken]
     if resolution.documents:

@@ -11,7 +11,8 @@ unit (:func:`.citation.parse_citation`) or names a monograph and a section
   names any, best first by the base ranking (a ``khoản`` asked for first);
 - ``missing``: the query cites a unit that no (named) document has; the
   answer says so and shows nothing in its place;
-- ``None``: nothing is cited; the base ranking stands, narrowed to the
+- ``entry``: a monograph is named but no section: its chunks first;
+- ``""``: nothing is cited; the base ranking stands, narrowed to the
   documents the query names when it names some.
 
 Nothing here imports Dagster.
@@ -29,6 +30,7 @@ _ARTICLE = re.compile(r"^(?:dieu|article|ماده)\s*(\d{1,4})(?!\d)")
 _WORD = re.compile(r"\w+")
 # words a section title shares with any question: they say nothing about which section
 _SECTION_STOP = {"va", "cua", "cho", "the", "and", "of", "for", "khi", "trong", "voi", "cac", "nhung"}
+_SECTION_STOP |= {"và", "của", "với", "các", "những"}  # the same, as typed with accents
 
 
 @dataclass
@@ -49,14 +51,22 @@ class Structure:
     @classmethod
     def build(cls, doc_ids: Sequence[str], headings: Sequence[Sequence[str] | None], entry_titles: Sequence[str | None], section_titles: Sequence[str | None]) -> "Structure":
         built = cls(list(doc_ids), section_of=[s or "" for s in section_titles])
+        folded: dict[str, str] = {}  # headings repeat chunk after chunk: fold each once
+
+        def fold_once(text: str) -> str:
+            found = folded.get(text)
+            if found is None:
+                found = folded[text] = query_fold(text)
+            return found
+
         for position, (doc, trail) in enumerate(zip(doc_ids, headings)):
             for heading in reversed(list(trail or ())):
-                found = _ARTICLE.match(query_fold(heading))
+                found = _ARTICLE.match(fold_once(heading))
                 if found:
                     built.articles.setdefault(doc, {}).setdefault(int(found.group(1)), []).append(position)
                     break
         for position, title in enumerate(entry_titles):
-            key = query_fold(title or "")
+            key = fold_once(title or "")
             if key and doc_ids[position] not in built.articles:  # a law's sections are its articles
                 built.entries.setdefault(key, []).append(position)
                 built.entry_title.setdefault(key, title or "")
@@ -79,11 +89,15 @@ class Structure:
 class Resolution:
     """What a query cites and what the index holds of it (see the module docstring)."""
 
-    status: str  # "found", "missing", "" (nothing cited)
+    status: str  # "found", "missing", "entry" (a monograph named, no section), "" (nothing cited)
     label: str = ""  # "Bộ luật Dân sự 2015, Điều 319"
     positions: tuple[int, ...] = ()  # the cited unit's, best first
     documents: tuple[str, ...] = ()  # the documents the query names
     message: str = ""
+
+    def cited(self) -> dict[str, object] | None:
+        """The answer's ``citation`` object: a unit found or missing, else None."""
+        return self.as_dict() if self.status in ("found", "missing") else None
 
     def as_dict(self) -> dict[str, object]:
         return {"status": self.status, "unit": self.label, "documents": list(self.documents), "message": self.message}
@@ -141,39 +155,49 @@ def _precedent(structure, names, citation, named, base, texts) -> Resolution:
     return Resolution("found", _label(names, named, citation), tuple(wanted), tuple(named))
 
 
+def _content(text: str, exact: bool = False) -> set[str]:
+    """A text's words but the commonest; ``exact``: accents kept (a query
+    typed with them: folded, ``có``, ``cơ`` and ``cố`` are one word)."""
+    return set(_WORD.findall(text.casefold() if exact else query_fold(text))) - _SECTION_STOP
+
+
 def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolution | None:
-    """A query naming a monograph (its entry title's words, accents
-    optional) and one of its sections: by a section title written out
-    whole (``chống chỉ định``; the longest that the query holds), else by
-    the section sharing most words with the query. A section title written
-    out whole that this monograph lacks (but another has) is missing."""
+    """A query naming a monograph (every word of its title but ``và``,
+    accents optional) and perhaps one of its sections: a section title
+    written out whole (``chống chỉ định``: the longest the query holds), or
+    one whose words the query mostly holds (``liều dùng`` for ``Liều lượng
+    và cách dùng``: two words or more, half of the title's or more). A
+    section title written out whole that this monograph lacks (another
+    has it) is missing. With no section named, the monograph's chunks
+    come first (``entry``), in the base ranking's order."""
     words = _WORD.findall(query_fold(query))
+    present = set(words)
     entry = max(
-        (k for k, w in structure.entry_words.items() if w and len(w) <= 6 and _has_run(words, w)),
+        (k for k, w in structure.entry_words.items() if w and len(w) <= 6 and set(w) - _SECTION_STOP and set(w) - _SECTION_STOP <= present),
         key=lambda k: len(structure.entry_words[k]),
         default=None,
     )
     if entry is None:
         return None
-    titles = dict.fromkeys(structure.section_of[p] for p in structure.entries[entry] if structure.section_of[p] != structure.entry_title[entry])
+    name = structure.entry_title[entry]
+    titles = dict.fromkeys(structure.section_of[p] for p in structure.entries[entry] if structure.section_of[p] != name)
     whole = max(
         (t for t in structure.section_titles() if len(_WORD.findall(query_fold(t))) >= 2 and _has_run(words, _WORD.findall(query_fold(t)))),
         key=lambda t: len(_WORD.findall(query_fold(t))),
         default=None,
     )
-    name = structure.entry_title[entry]
     if whole is not None and whole not in titles:
         return Resolution("missing", f"{name}, {whole}", message=f"{name} has no section {whole!r}; nothing else is shown in its place.")
     best = whole
     if best is None:
-        rest = set(words) - set(structure.entry_words[entry]) - _SECTION_STOP
-        best_overlap = 0
-        for title in titles:
-            overlap = len(rest & (set(_WORD.findall(query_fold(title))) - _SECTION_STOP))
-            if overlap > best_overlap:
-                best, best_overlap = title, overlap
+        exact = not query.isascii()
+        rest = _content(query, exact) - _content(name, exact)
+        scored = [(len(rest & _content(t, exact)), -len(_content(t, exact)), t) for t in titles]
+        scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
+        best = max(scored)[2] if scored else None
     if best is None:
-        return None
+        members = set(structure.entries[entry])
+        return Resolution("entry", name, tuple(p for p in base if p in members))
     wanted = {p for p in structure.entries[entry] if structure.section_of[p] == best}
     ordered = [p for p in base if p in wanted] + sorted(wanted - set(base))
     return Resolution("found", f"{name}, {best}", tuple(ordered))
@@ -184,13 +208,15 @@ _UNIT_LABEL = re.compile(r"^\s*((?:Điều|ĐIỀU|Article|ARTICLE|ماده)\s*[
 
 def unit_label(headings: Sequence[str] | None, section_title: str, entry_title: str) -> str:
     """The unit a chunk belongs to, as printed: its deepest ``Điều N``
-    (``Article N``, ``ماده N``) heading, else its section's title when it is
-    not the document's (entry's) own title, else ""."""
+    (``Article N``, ``ماده N``) heading, else its entry (monograph) and
+    section titles when the section is not the entry itself, else ""."""
     for heading in reversed(list(headings or ())):
         found = _UNIT_LABEL.match(heading)
         if found:
             return " ".join(found.group(1).split())
-    return section_title if section_title and section_title != entry_title else ""
+    if not section_title or section_title == entry_title:
+        return ""
+    return f"{entry_title}, {section_title}" if entry_title else section_title
 
 
 def _has_run(words: list[str], run: list[str]) -> bool:

@@ -190,7 +190,7 @@ def test_cli_json_and_text(warehouse, embedder, capsys):
         "printed_pages", "physical_pages", "mode", "complete", "text", "withheld_numbers", "crops", "notices",
         "document", "document_number", "unit", "cite",
     }  # duocthu.search/1's keys, and /2's four (issue 40: a hit names its document and unit)
-    assert payload["hits"][0]["cite"].endswith(DOSING) and payload["hits"][0]["unit"] == DOSING
+    assert payload["hits"][0]["cite"].endswith(DOSING) and payload["hits"][0]["unit"] == f"{DRUG}, {DOSING}"
     code, out, _ = run_search_cli(["search", "liều ampicilin sulbactam suy thận", "--warehouse", str(warehouse.root)], embedder, capsys)
     assert code == 0 and "1. " in out and f", {DOSING} — trang in 204" in out
 

@@ -61,5 +61,5 @@ def test_a_monograph_and_a_section_are_found_by_their_words():
 
 def test_a_hit_names_its_unit():
     assert unit_label(HEADINGS[1], "Điều 319. Hiệu lực", "BỘ LUẬT DÂN SỰ") == "Điều 319"
-    assert unit_label(["AMOXICILIN", "Liều lượng và cách dùng"], "Liều lượng và cách dùng", "AMOXICILIN") == "Liều lượng và cách dùng"
+    assert unit_label(["AMOXICILIN", "Liều lượng và cách dùng"], "Liều lượng và cách dùng", "AMOXICILIN") == "AMOXICILIN, Liều lượng và cách dùng"
     assert unit_label(["BỘ LUẬT DÂN SỰ"], "BỘ LUẬT DÂN SỰ", "BỘ LUẬT DÂN SỰ") == ""
