@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", default=None)
     parser.add_argument("--cache", default="/tmp/duocthu-plain")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--no-dense", action="store_true", help="BM25 only: no embedding (dense and fused not scored)")
     args = parser.parse_args(argv)
     from duocthu_assets.embed.factory import make_embedder
 
@@ -146,11 +147,15 @@ def main(argv: list[str] | None = None) -> int:
     names = sorted(set(names) | {"vn__bo_luat_dan_su_91-2015-QH13.docx", "vn__nghi_dinh_99-2022-ND-CP.docx", "vn__nghi_dinh_19-2019-ND-CP.docx",
                                  "vn__an_le_so_43-2021-AL.pdf", "diepxuan__49-2026-ND-CP.pdf", "diepxuan__50-2026-ND-CP.pdf"})
     chunks = [c for name in names if (corpus / name).exists() for c in chunks_of(corpus / name)]
-    embedder = make_embedder()
-    vectors = embed_cached(embedder, [c.text for c in chunks], Path(args.cache))
+    embedder = None if args.no_dense else make_embedder()
+    vectors = None if embedder is None else embed_cached(embedder, [c.text for c in chunks], Path(args.cache))
     lexical = LexicalIndex.build([c.text for c in chunks])
-    results: dict[str, list] = {"dense": [], "bm25": [], "fused": []}
+    results: dict[str, list] = {"bm25": []} if embedder is None else {"dense": [], "bm25": [], "fused": []}
     for q in questions:
+        if embedder is None:
+            b_order = [int(p) for p in np.argsort(-lexical.scores(q.query), kind="stable")[:100] if lexical.scores(q.query)[p] > 0]
+            results["bm25"].append(first_rank(q, ranked_hits(b_order, chunks, q), False))
+            continue
         dense = vectors @ np.asarray(embedder.embed_query(q.query), dtype=np.float32)
         bm25 = lexical.scores(q.query)
         d_order = list(np.argsort(-dense, kind="stable")[:100])

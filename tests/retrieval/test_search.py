@@ -11,6 +11,7 @@ import pytest
 from duocthu_assets.retrieval import (
     WITHHELD,
     Hit,
+    Searcher,
     SearchError,
     format_hits,
     index_is_current,
@@ -202,3 +203,25 @@ def test_cli_reports_a_missing_index_and_unsearchable_documents(tmp_path, wareho
     monkeypatch.setenv("DUOCTHU_WAREHOUSE", str(warehouse.root))
     code, out, _ = run_search_cli(["search", "liều", "-k", "1"], embedder, capsys)
     assert code == 0 and "1 document(s) are not searchable: ghost: no chunks file" in out
+
+
+# -- citations (issue 40) --------------------------------------------------------------------
+
+
+def test_a_cited_unit_that_does_not_exist_is_said_not_to_with_nothing_in_its_place(warehouse, embedder, capsys):
+    searcher = Searcher(warehouse, embedder)
+    answers, notes, resolution = searcher.resolved("Điều 900 quy định gì", 5)
+    assert answers == [] and resolution.status == "missing"
+    assert any("Điều 900, which does not exist" in n for n in notes)
+    payload = searcher.payload("dieu 900 quy dinh gi", 5)
+    assert payload["hits"] == [] and payload["citation"]["status"] == "missing"
+    code, out, _ = run_search_cli(["search", "dieu 900", "--warehouse", str(warehouse.root)], embedder, capsys)
+    assert code == 0 and out.startswith("Điều 900: no such unit.")
+
+
+def test_a_monograph_and_its_section_come_first_in_every_mode(warehouse, embedder):
+    searcher = Searcher(warehouse, embedder)
+    for mode in ("hybrid", "dense", "lexical"):
+        first = searcher.search("lieu dung ampicilin sulbactam", 3, mode=mode)[0]
+        assert (first.entry_title, first.section_title) == (DRUG, DOSING), mode
+        assert first.unit == f"{DRUG}, {DOSING}"
