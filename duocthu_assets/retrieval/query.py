@@ -72,6 +72,18 @@ class Fusion:
 
 # Chosen by the dev half of eval/legal_qa (bench/RESULTS.md, "Issue 40").
 DEFAULT_FUSION = Fusion("rrf", 0.5)
+FUSION_ENV = "DUOCTHU_SEARCH_FUSION"
+
+
+def resolve_fusion(text: str | None = None) -> Fusion:
+    """``text``, else ``$DUOCTHU_SEARCH_FUSION`` (``rrf:0.6``, ``minmax:0.7``), else :data:`DEFAULT_FUSION`."""
+    chosen = text or os.environ.get(FUSION_ENV)
+    if not chosen:
+        return DEFAULT_FUSION
+    try:
+        return Fusion.parse(chosen)
+    except ValueError as exc:
+        raise ValueError(f"{exc}{'' if text else f' (from ${FUSION_ENV})'}") from None
 MAX_K = 1000
 MAX_QUERY_CHARS = 2000
 

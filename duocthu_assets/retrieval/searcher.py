@@ -28,7 +28,7 @@ from ..warehouse import Warehouse
 from .answer import Answer, answer_payload, format_hits, render_answer
 from .index import LoadedIndex, SearchError, file_stamp, load_index
 from .layout import INDEX_ASSET, LayoutError
-from .query import DEFAULT_FUSION, RRF_K, Fusion, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
+from .query import RRF_K, Fusion, resolve_fusion, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
 from .structure import Resolution, resolve
 
 RESOLVE_DEPTH = 100  # how much of the base ranking orders a cited unit's chunks and is narrowed to named documents
@@ -57,7 +57,7 @@ class Searcher:
         self._lock = threading.Lock()  # making the embedder
         self._reload_lock = threading.Lock()
         self.loads = 0  # how many times the index file was read
-        self.fusion = fusion or DEFAULT_FUSION
+        self.fusion = fusion or resolve_fusion()
         self._names: tuple[LoadedIndex, dict] | None = None
 
     @property
