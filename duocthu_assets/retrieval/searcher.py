@@ -34,10 +34,16 @@ from .structure import Resolution, resolve
 RESOLVE_DEPTH = 100  # how much of the base ranking orders a cited unit's chunks and is narrowed to named documents
 
 _MODE_NOTES = {
-    "hybrid": f"ranked by hybrid search: BM25 and cosine similarity fused by reciprocal rank; score = sum of 1/({RRF_K} + rank)",
-    "lexical": "ranked by BM25 alone (no embedding); score = BM25",
+    "lexical": "ranked by BM25 alone (no embedding); score = BM25 over the exact and the accent-folded terms",
     "dense": "",
 }
+
+
+def _hybrid_note(fusion: Fusion) -> str:
+    w = fusion.lexical_weight
+    if fusion.method == "rrf":
+        return f"ranked by hybrid search: BM25 and cosine similarity fused by reciprocal rank; score = sum of 2 x weight/({RRF_K} + rank), weights BM25 {w:g}, cosine {1 - w:g}"
+    return f"ranked by hybrid search: BM25 and cosine similarity each scaled to [0, 1] over the candidates; score = {w:g} x BM25 + {1 - w:g} x cosine"
 
 
 class Searcher:
@@ -161,7 +167,7 @@ class Searcher:
         :class:`~.structure.Resolution`."""
         index, ranked, resolution = self._ranked(query, k, mode, embedder)
         answers = [render_answer(hit) for hit in make_hits(self.warehouse, index, ranked, self.names(index))]
-        notes = notes_for(index, resolve_mode(mode) if mode else self.mode)
+        notes = notes_for(index, resolve_mode(mode) if mode else self.mode, self.fusion)
         if resolution.status == "found":
             notes.append(f"cited: {resolution.label}, found and shown first")
         elif resolution.status == "missing":
@@ -201,13 +207,14 @@ def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], inde
     return (head + rest)[:k]
 
 
-def notes_for(index: LoadedIndex, mode: SearchMode) -> list[str]:
+def notes_for(index: LoadedIndex, mode: SearchMode, fusion: Fusion | None = None) -> list[str]:
     notes = []
     if index.info.excluded:
         listed = "; ".join(f"{doc}: {why}" for doc, why in sorted(index.info.excluded.items()))
         notes.append(f"{len(index.info.excluded)} document(s) are not searchable: {listed}")
-    if _MODE_NOTES[mode] and index.size:
-        notes.append(_MODE_NOTES[mode])
+    note = _hybrid_note(fusion or resolve_fusion()) if mode == "hybrid" else _MODE_NOTES[mode]
+    if note and index.size:
+        notes.append(note)
     return notes
 
 
