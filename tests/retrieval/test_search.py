@@ -225,3 +225,29 @@ def test_a_monograph_and_its_section_come_first_in_every_mode(warehouse, embedde
         first = searcher.search("lieu dung ampicilin sulbactam", 3, mode=mode)[0]
         assert (first.entry_title, first.section_title) == (DRUG, DOSING), mode
         assert first.unit == f"{DRUG}, {DOSING}"
+
+
+def test_duocthu_eval_scores_question_gold_on_one_split(warehouse, embedder, tmp_path, capsys):
+    import argparse
+    from pathlib import Path
+
+    from duocthu_assets.cli_eval import add_eval_parser, run_eval
+
+    folder = tmp_path / "qa"
+    folder.mkdir()
+    rows = [
+        {"id": "a", "query": "chỉ định ampicilin sulbactam", "kind": "accented", "twin_of": None,
+         "answers": [{"document": "duocthu", "monograph": DRUG, "section": "Chỉ định"}], "passage": None, "split": "dev"},
+        {"id": "b", "query": "Điều 900 quy định gì", "kind": "missing_unit", "twin_of": None, "answers": [], "passage": None, "split": "dev"},
+        {"id": "c", "query": "never read", "kind": "accented", "answers": "not a list", "split": "held_out"},
+    ]
+    (folder / "questions.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    parser = argparse.ArgumentParser(prog="duocthu")
+    add_eval_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["eval", str(folder), "--warehouse", str(warehouse.root), "--fusion", "rrf:0.5"])
+    assert run_eval(args, embedder=embedder) == 0
+    assert "2 questions (dev)" in capsys.readouterr().out
+    report = json.loads((Path(str(warehouse.root)) / "eval" / "qa" / "questions-dev.json").read_text())
+    assert set(report["configs"]) == {"dense", "lexical", "hybrid/rrf:0.5"}
+    for config in report["configs"].values():
+        assert config["all"]["hit@1"] == 1.0 and config["ranks"] == {"a": 1, "b": 1}
