@@ -75,11 +75,21 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--reuse", action="store_true", help="keep earlier eval warehouses (unchanged documents are not rebuilt)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON (schema duocthu.eval/1)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument(
+        "--split", default="dev", choices=("dev", "held_out", "all"),
+        help="question gold (a folder with questions.jsonl): which half to score (default dev; held_out once, at the end)",
+    )
+    parser.add_argument(
+        "--fusion", action="append", default=[], metavar="METHOD[:W]",
+        help="question gold: a hybrid fusion to score (repeatable), e.g. rrf:0.5, minmax:0.7 (default: the current one)",
+    )
     parser.set_defaults(func=run_eval)
     return parser
 
 
 def run_eval(args: argparse.Namespace, *, embedder: Any = None) -> int:
+    if (Path(args.collection) / "questions.jsonl").is_file():
+        return run_questions(args, embedder=embedder)
     from .evaluation.gold import GoldError
     from .evaluation.report import compare, report_json, write_report
     from .evaluation.runner import Config, run_collection
@@ -142,3 +152,38 @@ def _summary(report: dict[str, Any], paths: dict[str, Path]) -> str:
         lines.append("")
     lines.append(f"report: {paths['md']} (+ {paths['png'].name}, {paths['json'].name})")
     return "\n".join(lines) + "\n"
+
+
+def run_questions(args: argparse.Namespace, *, embedder: Any = None) -> int:
+    """Question gold (``eval/legal_qa``): the questions of ``--split`` asked of
+    the index of ``--warehouse`` (its documents ingested beforehand with
+    ``duocthu ingest``) in every mode and each ``--fusion``; hit@1/5/10 and
+    MRR overall and per kind, and hit@10 of each question as written and
+    typed without accents. Writes ``<warehouse>/eval/<name>/questions-<split>.json``."""
+    from .evaluation.questions import evaluate, load_questions
+    from .retrieval import SearchError
+    from .retrieval.query import DEFAULT_FUSION, Fusion
+
+    warehouse = args.warehouse or os.environ.get(WAREHOUSE_ENV) or DEFAULT_WAREHOUSE
+    try:
+        questions = load_questions(args.collection, args.split)
+        fusions = [Fusion.parse(f) for f in args.fusion] or [DEFAULT_FUSION]
+        configs = [("dense", None), ("lexical", None)] + [("hybrid", f) for f in fusions]
+        report = evaluate(warehouse, questions, configs, embedder=embedder)
+    except (ValueError, OSError, SearchError) as exc:
+        print(f"duocthu eval: {exc}", file=sys.stderr)
+        return 2
+    folder = Path(warehouse) / "eval" / (args.name or Path(args.collection).resolve().name)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"questions-{args.split}.json"
+    path.write_text(json.dumps({"split": args.split, "questions": len(questions), "configs": report}, ensure_ascii=False, indent=1) + "\n")
+    if args.json:
+        sys.stdout.write(path.read_text())
+        return 0
+    lines = [f"{len(questions)} questions ({args.split})", f"{'config':<16} {'hit@1':>6} {'hit@5':>6} {'hit@10':>6} {'MRR':>6}  {'@10 written/folded':>18}"]
+    for name, r in report.items():
+        a, f = r["all"], r["as_written_vs_folded"]
+        lines.append(f"{name:<16} {a['hit@1']:>6.3f} {a['hit@5']:>6.3f} {a['hit@10']:>6.3f} {a['mrr']:>6.3f}  {f['as_written_hit@10']:>8.3f}/{f['folded_hit@10']:.3f}")
+    lines.append(f"report: {path}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0

@@ -45,7 +45,7 @@ def add_search_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="DIR",
         help=f"warehouse folder or URL (default: ${WAREHOUSE_ENV} or {DEFAULT_WAREHOUSE})",
     )
-    parser.add_argument("--json", action="store_true", help="machine-readable output (schema duocthu.search/1)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output (schema duocthu.search/2)")
     _add_mode(parser)
     parser.set_defaults(func=run_search)
     return parser
@@ -73,11 +73,12 @@ def run_search(args: argparse.Namespace, *, embedder: Any = None) -> int:
 
     try:
         searcher = Searcher(_warehouse(args), embedder, mode=args.mode)
-        answers, notes = searcher.respond(args.query, args.k)
+        answers, notes, resolution = searcher.resolved(args.query, args.k)
     except (SearchError, ValueError, ImportError) as exc:
         print(f"duocthu search: {exc}", file=sys.stderr)
         return 1
-    sys.stdout.write(format_hits(answers, args.json, query=args.query, notes=notes))
+    citation = resolution.cited()
+    sys.stdout.write(format_hits(answers, args.json, query=args.query, notes=notes, citation=citation))
     return 0
 
 

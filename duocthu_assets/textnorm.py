@@ -53,6 +53,24 @@ def normalize_block(text: str, normalization: Normalization) -> str:
     return normalize_nfc(text)
 
 
+# Search folding (issue 40): what a phone keyboard does to a word. Not a
+# normalization of stored text: it only makes a second, looser lexical field.
+_FOLD_LETTERS = str.maketrans({"đ": "d", "Đ": "d", "ك": "ک", "ي": "ی", "ى": "ی", "\u200c": " ", "\u200d": ""})
+
+
+def fold(text: str) -> str:
+    """``text`` as typed without accents: case folded, Latin diacritics
+    stripped (``Điều`` → ``dieu``, ``đ`` → ``d``), Arabic-keyboard ``ك``/``ي``
+    as Persian ``ک``/``ی``, a zero-width non-joiner as a space (``می‌خواهم``
+    → ``می خواهم``, as the analyzer splits it), harakat and other combining
+    marks dropped.
+    Idempotent: ``fold(fold(t)) == fold(t)``."""
+    text = unicodedata.normalize("NFKC", text).translate(_FOLD_LETTERS)
+    decomposed = unicodedata.normalize("NFD", text.casefold())
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", stripped.translate(_FOLD_LETTERS))
+
+
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 
 

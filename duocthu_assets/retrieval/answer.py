@@ -32,7 +32,7 @@ from typing import Any, Literal, Sequence
 from ..model import ChunkKind
 from .query import Hit, HitAttachment
 
-ANSWER_SCHEMA = "duocthu.search/1"
+ANSWER_SCHEMA = "duocthu.search/2"  # /2: hits name their document and unit; a citation object (issue 40)
 WITHHELD = "[…]"
 
 _DIGITS = "0-9\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u00bc-\u00be\u2150-\u215e"
@@ -116,6 +116,11 @@ class Answer:
     withheld_numbers: int
     crops: tuple[CropRef, ...]
     notices: tuple[str, ...]
+    document: str = ""  # the document's title and number as printed, else its file name
+    document_number: str = ""
+    unit: str = ""  # "Điều 319", a monograph's section
+    cite: str = ""  # "Bộ luật Dân sự 2015, Điều 319"
+    text_source: str = "layer"  # "ocr": read from a scanned page (issue 39); the scan is the authority
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -181,6 +186,11 @@ def render_answer(hit: Hit) -> Answer:
         printed_pages=hit.printed_pages,
         physical_pages=hit.physical_pages,
         crops=crops,
+        document=hit.document,
+        document_number=hit.document_number,
+        unit=hit.unit,
+        cite=hit.cite,
+        text_source=hit.text_source,
     )
     if hit.chunk_kind == ChunkKind.BLOCK_DESCRIPTOR:
         notices = [_crop_notice(a) for a in hit.attachments] or [
@@ -252,21 +262,25 @@ def _where(answer: Answer) -> str:
         label = f"p. {pages[0]}" if len(pages) == 1 else f"pp. {pages[0]}–{pages[-1]}"
     else:
         label = ""
-    return " — ".join(part for part in (answer.entry_title, answer.section_title, label) if part) or answer.chunk_id
+    named = (answer.cite,) if answer.cite else (answer.entry_title, answer.section_title)
+    return " — ".join(part for part in (*named, label) if part) or answer.chunk_id
 
 
-def answer_payload(answers: Sequence[Answer], *, query: str | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
+def answer_payload(answers: Sequence[Answer], *, query: str | None = None, notes: Sequence[str] = (), citation: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON object of ``duocthu search --json`` and ``GET /search``."""
-    return {"schema": ANSWER_SCHEMA, "query": query, "hits": [a.as_dict() for a in answers], "notes": list(notes)}
+    return {"schema": ANSWER_SCHEMA, "query": query, "hits": [a.as_dict() for a in answers], "notes": list(notes), "citation": citation}
 
 
-def format_hits(answers: Sequence[Answer], as_json: bool = False, *, query: str | None = None, notes: Sequence[str] = ()) -> str:
+def format_hits(answers: Sequence[Answer], as_json: bool = False, *, query: str | None = None, notes: Sequence[str] = (), citation: dict[str, Any] | None = None) -> str:
     """The CLI's output.
 
-    JSON (schema ``duocthu.search/1``, keys sorted; a key is only ever added
-    under a new schema name)::
+    JSON (schema ``duocthu.search/2``, keys sorted; a key is only ever added
+    under a new schema name; /2 added ``citation`` and each hit's
+    ``document``, ``document_number``, ``unit``, ``cite``)::
 
-        {"schema": "duocthu.search/1", "query": str, "notes": [str],
+        {"schema": "duocthu.search/2", "query": str, "notes": [str],
+         "citation": null | {"status": "found" | "missing", "unit": str,
+                             "documents": [doc_id], "message": str},
          "hits": [{"rank": int, "score": float, "doc_id", "chunk_id", "chunk_kind",
                    "entry_title", "section_title", "headings": [str],
                    "printed_pages": [int], "physical_pages": [int],
@@ -274,15 +288,19 @@ def format_hits(answers: Sequence[Answer], as_json: bool = False, *, query: str 
                    "complete": bool, "text": str | null, "withheld_numbers": int,
                    "crops": [{"block_id", "kind", "shape", "printed_page",
                               "physical_page", "path": str | null, "exists": bool}],
-                   "notices": [str]}]}
+                   "notices": [str], "document": str, "document_number": str,
+                   "unit": str, "cite": str}]}
 
-    Text: ``rank. score  entry — section — trang in N  [incomplete]``, the
+    Text: ``rank. score  cite — trang in N  [incomplete]`` (``entry —
+    section`` when the hit names no document or unit), the
     doc and chunk id, then the (possibly withheld) text or the crop line, then
     the notices.
     """
     if as_json:
-        return json.dumps(answer_payload(answers, query=query, notes=notes), ensure_ascii=False, indent=2, sort_keys=True)
-    if not answers:
+        return json.dumps(answer_payload(answers, query=query, notes=notes, citation=citation), ensure_ascii=False, indent=2, sort_keys=True)
+    if not answers and citation and citation.get("status") == "missing":
+        lines = [f"{citation['unit']}: no such unit. {citation['message']}"]
+    elif not answers:
         lines = ["no hits"]
     else:
         lines = []

@@ -30,6 +30,7 @@ from .layout import CHUNK_COLUMNS, LayoutError, Manifest, index_schema, manifest
 
 if TYPE_CHECKING:
     from .lexical import CollectionBM25, PartTerms
+    from .structure import Structure
 
 
 class SearchError(RuntimeError):
@@ -72,6 +73,7 @@ class LoadedPart:
     rows: pa.Table
     vectors: np.ndarray
     terms: "PartTerms"
+    folded: "PartTerms"  # the same terms folded (accents optional, issue 40)
 
 
 @dataclass
@@ -94,6 +96,8 @@ class LoadedIndex:
     parts: dict[int, LoadedPart] = field(default_factory=dict, repr=False)
     parts_read: int = 0  # parts read from their files by this load (the others were kept)
     _lexical: "CollectionBM25 | None" = field(default=None, repr=False)
+    _folded: "CollectionBM25 | None" = field(default=None, repr=False)
+    _structure: "Structure | None" = field(default=None, repr=False)
     _lexical_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -111,6 +115,36 @@ class LoadedIndex:
 
                 self._lexical = CollectionBM25([self.parts[p].terms for p in sorted(self.parts) if self.parts[p].rows.num_rows])
             return self._lexical
+
+    def folded(self) -> "CollectionBM25":
+        """:meth:`lexical` over the folded terms (:meth:`.lexical.PartTerms.folded`)."""
+        with self._lexical_lock:
+            if self._folded is None:
+                from .lexical import CollectionBM25
+
+                self._folded = CollectionBM25([self.parts[p].folded for p in sorted(self.parts) if self.parts[p].rows.num_rows])
+            return self._folded
+
+    def structure(self) -> "Structure":
+        """Each document's articles and each monograph's sections, from the
+        heading trails (:class:`.structure.Structure`), made on first use."""
+        with self._lexical_lock:
+            if self._structure is None:
+                from .structure import Structure
+
+                columns = self.rows.select(["doc_id", "headings", "entry_title", "section_title"]).to_pydict()
+                self._structure = Structure.build(columns["doc_id"], columns["headings"], columns["entry_title"], columns["section_title"])
+            return self._structure
+
+    def text(self, position: int) -> str:
+        """The text of the chunk at ``position``."""
+        return self.hit_rows([position])[0]["text"] or ""
+
+    def lexical_scores(self, query: str) -> np.ndarray:
+        """BM25 on the exact and the folded field, added (:func:`.lexical.lexical_scores`)."""
+        from .lexical import lexical_scores
+
+        return lexical_scores(self.lexical(), self.folded(), query)
 
     def hit_rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
         """The rows at ``positions`` (in that order) as dicts, each sliced
@@ -186,7 +220,8 @@ def load_index(warehouse: Warehouse, previous: LoadedIndex | None = None) -> Loa
         read += 1
         dim = table.schema.field("vector").type.list_size
         vectors = _normalised_matrix(table.column("vector"), dim)
-        loaded[part] = LoadedPart(manifest.part_keys[part], table.select(HIT_COLUMNS), vectors, PartTerms.from_counts(table.select(_LEXICAL_COLUMNS)))
+        terms = PartTerms.from_counts(table.select(_LEXICAL_COLUMNS))
+        loaded[part] = LoadedPart(manifest.part_keys[part], table.select(HIT_COLUMNS), vectors, terms, terms.folded())
     ordered = [loaded[p] for p in sorted(loaded) if loaded[p].rows.num_rows]
     if ordered:
         rows = pa.concat_tables([p.rows for p in ordered])

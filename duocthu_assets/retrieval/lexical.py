@@ -16,6 +16,18 @@ Texts and queries go through the same analyzer, :func:`terms`:
 No stemming and no stop words: BM25's IDF already weighs ``của``/``và``
 down, and a stemmer for Vietnamese or Persian would be a guess.
 
+Beside this exact field, a *folded* one (issue 40): every term through
+:func:`~duocthu_assets.textnorm.fold` (``điều`` → ``dieu``, ``đ`` → ``d``,
+``ك``/``ي`` → ``ک``/``ی``), derived from the persisted terms when a part is
+read (:meth:`PartTerms.folded`: the part's vocabulary folded, postings of
+terms that fold alike merged; no text analyzed, the layout unchanged). A
+query is scored on both (:func:`lexical_scores`): typed with accents the
+exact field leads, typed without them the folded field finds what the exact
+one would have. A Persian word typed joined where the text has a
+zero-width non-joiner (``میخواهم`` for ``می‌خواهم``) is split at a known
+affix when the joined form is not in the folded vocabulary
+(:func:`folded_query_terms`).
+
 Persisted (issue 20/21): :func:`lexical_table` is each chunk's analyzed
 terms and their counts, stored with the chunk's row in its index part
 (``search_index/parts/part-NN.parquet``, see :mod:`.layout`) when a
@@ -45,7 +57,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..model import SCHEMA_VERSION
-from ..textnorm import normalize_persian
+from ..textnorm import fold, normalize_persian
 
 _DIGITS = str.maketrans({**{chr(0x06F0 + i): str(i) for i in range(10)}, **{chr(0x0660 + i): str(i) for i in range(10)}})
 _TERM = re.compile(r"\w+")
@@ -119,6 +131,26 @@ class PartTerms:
     tf: np.ndarray  # float32, the term's count in that row
     lengths: np.ndarray  # int64, each row's length
 
+    def folded(self) -> "PartTerms":
+        """The same postings with every term folded (:func:`fold_term`);
+        terms that fold alike are one term, their counts in a row added."""
+        if not self.vocab:
+            return self
+        old_terms = sorted(self.vocab, key=self.vocab.__getitem__)
+        new_vocab: dict[str, int] = {}
+        remap = np.array([new_vocab.setdefault(fold_term(t), len(new_vocab)) for t in old_terms], dtype=np.int64)
+        term_of = np.repeat(remap, np.diff(self.indptr))
+        order = np.lexsort((self.rows, term_of))
+        keys, rows, tf = term_of[order], self.rows[order], self.tf[order]
+        first = np.ones(len(keys), dtype=bool)
+        first[1:] = (keys[1:] != keys[:-1]) | (rows[1:] != rows[:-1])
+        starts = np.flatnonzero(first)
+        merged_tf = np.add.reduceat(tf, starts).astype(np.float32) if len(starts) else tf
+        merged_keys = keys[starts]
+        indptr = np.zeros(len(new_vocab) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(merged_keys, minlength=len(new_vocab)), out=indptr[1:])
+        return PartTerms(new_vocab, indptr, rows[starts], merged_tf, self.lengths)
+
     @classmethod
     def from_counts(cls, table: pa.Table) -> "PartTerms":
         n = table.num_rows
@@ -159,8 +191,15 @@ class CollectionBM25:
 
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every row for ``query`` (float32, 0 where no term of the query occurs)."""
+        return self.term_scores(terms(query))
+
+    def has(self, term: str) -> bool:
+        return any(term in p.vocab for p in self.parts)
+
+    def term_scores(self, query_terms: Sequence[str]) -> np.ndarray:
+        """:meth:`scores` for terms already analyzed."""
         out = np.zeros(self.size, dtype=np.float32)
-        for term in terms(query):  # repeats count again, as in bm25s
+        for term in query_terms:  # repeats count again, as in bm25s
             hits = [(p, offset, p.vocab[term]) for p, offset in zip(self.parts, self.offsets) if term in p.vocab]
             if not hits:
                 continue
@@ -172,6 +211,50 @@ class CollectionBM25:
                 tfc = tf / (K1 * ((1 - B) + B * part.lengths[rows] / self.avg) + tf)
                 np.add.at(out, rows + offset, (idf * tfc).astype(np.float32))
         return out
+
+
+_FOLDED: dict[str, str] = {}
+
+
+def fold_term(term: str) -> str:
+    """:func:`~duocthu_assets.textnorm.fold` of one analyzed term (memoized:
+    a vocabulary repeats across parts)."""
+    found = _FOLDED.get(term)
+    if found is None:
+        if len(_FOLDED) > 1_000_000:
+            _FOLDED.clear()
+        found = _FOLDED[term] = fold(term).replace(" ", "")
+    return found
+
+
+# Persian affixes written joined or after a zero-width non-joiner.
+_PREFIXES = ("نمی", "می", "بی")
+_SUFFIXES = ("هایی", "های", "ها", "ترین", "تر", "ای", "ام", "ات", "اش", "اند", "ایم", "اید", "ی")
+
+
+def folded_query_terms(query: str, folded: "CollectionBM25") -> list[str]:
+    """The query's folded terms; a joined Persian word absent from the
+    folded vocabulary is split at a known affix when both halves are in it."""
+    out: list[str] = []
+    for term in (fold_term(t) for t in terms(query)):
+        if not term or folded.has(term) or not _ARABIC_SCRIPT.search(term):
+            out.append(term)
+            continue
+        split = next(
+            ([term[: len(p)], term[len(p) :]] for p in _PREFIXES if term.startswith(p) and len(term) > len(p) and folded.has(term[len(p) :])),
+            None,
+        ) or next(
+            ([term[: -len(s)], term[-len(s) :]] for s in _SUFFIXES if term.endswith(s) and len(term) > len(s) and folded.has(term[: -len(s)])),
+            None,
+        )
+        out.extend(split or [term])
+    return out
+
+
+def lexical_scores(exact: "CollectionBM25", folded: "CollectionBM25", query: str) -> np.ndarray:
+    """A query's lexical score: BM25 on the exact field plus BM25 on the
+    folded field (the query folded the same way)."""
+    return exact.scores(query) + folded.term_scores(folded_query_terms(query, folded))
 
 
 def term_counts(text: str) -> tuple[list[str], list[int], int]:

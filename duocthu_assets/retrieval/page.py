@@ -103,7 +103,7 @@ def card_html(answer: Answer, files: PageFiles, index: LoadedIndex) -> str:
     def can_render(page: int | None) -> bool:
         return files.can_render(label, page)
 
-    unit = " — ".join(part for part in (answer.entry_title, answer.section_title) if part) or answer.chunk_id
+    unit = answer.unit or " — ".join(part for part in (answer.entry_title, answer.section_title) if part) or answer.chunk_id
     trail = [h for h in answer.headings if h and h not in (answer.entry_title, answer.section_title)]
     badges = []
     if answer.mode == "crop_only":
@@ -120,10 +120,13 @@ def card_html(answer: Answer, files: PageFiles, index: LoadedIndex) -> str:
     ]
     if trail:
         parts.append(f'<p class="trail" dir="auto">{" › ".join(_e(h) for h in trail)}</p>')
-    source = label.source_name if label else answer.doc_id
+    file_name = label.source_name if label else answer.doc_id
+    # the document as it names itself (title and number, issue 40), else its file
+    source = answer.document or file_name
     pages = _pages_phrase(answer.printed_pages, answer.physical_pages)
     pages_html = f' · <bdi class="pages">{_e(pages)}</bdi>' if pages else ""
-    parts.append(f'<p class="where" dir="auto"><bdi class="doc">{_e(source)}</bdi>{pages_html}{page_link}</p>')
+    number = f' <bdi class="number">{_e(answer.document_number)}</bdi>' if answer.document_number and answer.document_number not in source else ""
+    parts.append(f'<p class="where" dir="auto"><bdi class="doc" title="{_e(file_name)}">{_e(source)}</bdi>{number}{pages_html}{page_link}</p>')
     if badges:
         parts.append(f'<p class="badges">{"".join(badges)}</p>')
     if answer.text:

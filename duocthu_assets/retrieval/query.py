@@ -11,8 +11,9 @@
   accents is composed like the chunk texts).
 - :func:`rank` scores every chunk of a :class:`~.index.LoadedIndex`: exact
   cosine (one float32 matrix-vector product, no approximation), BM25
-  (:mod:`.lexical`), or both fused by reciprocal rank (``hybrid``: each list's
-  top :data:`FUSION_DEPTH`, score Σ 1/(:data:`RRF_K` + rank)). Ties are broken
+  (:mod:`.lexical`), or both fused (``hybrid``: each list's top
+  :data:`FUSION_DEPTH`, fused as :class:`Fusion` says: min-max scaled
+  scores, 0.9 BM25 + 0.1 cosine, by default). Ties are broken
   by (doc_id, chunk_index) (:attr:`~.index.LoadedIndex.order`), so results
   are reproducible and do not depend on how the index is partitioned.
 
@@ -24,7 +25,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Sequence, get_args
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, get_args
 
 import numpy as np
 from upath import UPath
@@ -40,6 +42,49 @@ MODE_ENV = "DUOCTHU_SEARCH_MODE"
 DEFAULT_MODE: SearchMode = "hybrid"
 RRF_K = 60
 FUSION_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How ``hybrid`` fuses the lexical and the dense list (each list's top
+    :data:`FUSION_DEPTH`): ``rrf`` (Σ weight/(:data:`RRF_K` + rank)) or
+    ``minmax`` (each side's scores scaled to [0, 1] over the candidates,
+    weighted sum); ``lexical_weight`` the lexical side's share (the dense
+    side's is 1 − it)."""
+
+    method: Literal["rrf", "minmax"] = "rrf"
+    lexical_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.method not in ("rrf", "minmax"):
+            raise ValueError(f"unknown fusion {self.method!r}: use rrf or minmax")
+        if not 0.0 <= self.lexical_weight <= 1.0:
+            raise ValueError(f"the lexical weight must lie in [0, 1], got {self.lexical_weight}")
+
+    @classmethod
+    def parse(cls, text: str) -> "Fusion":
+        """``rrf`` / ``minmax`` / ``minmax:0.6`` (method and lexical weight)."""
+        method, _, weight = text.partition(":")
+        return cls(method.strip(), float(weight)) if weight else cls(method.strip())  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return f"{self.method}:{self.lexical_weight:g}"
+
+
+# Chosen by the dev half of eval/legal_qa (bench/RESULTS.md, "Issue 40").
+DEFAULT_FUSION = Fusion("minmax", 0.9)  # dev: never below its best side on legal_qa nor formulary_qa
+FUSION_ENV = "DUOCTHU_SEARCH_FUSION"
+
+
+def resolve_fusion(text: str | None = None) -> Fusion:
+    """``text``, else ``$DUOCTHU_SEARCH_FUSION`` (``rrf:0.6``, ``minmax:0.7``), else :data:`DEFAULT_FUSION`."""
+    chosen = text or os.environ.get(FUSION_ENV)
+    if not chosen:
+        return DEFAULT_FUSION
+    try:
+        return Fusion.parse(chosen)
+    except ValueError as exc:
+        raise ValueError(f"{exc}{'' if text else f' (from ${FUSION_ENV})'}") from None
 MAX_K = 1000
 MAX_QUERY_CHARS = 2000
 
@@ -107,7 +152,7 @@ def dense_scores(index: LoadedIndex, query_vector: np.ndarray) -> np.ndarray:
     return index.vectors @ (q / norm)
 
 
-def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int, mode: SearchMode) -> list[tuple[int, float]]:
+def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int, mode: SearchMode, fusion: Fusion = DEFAULT_FUSION) -> list[tuple[int, float]]:
     """(position in the index, score) of the best ``k`` chunks, best first.
 
     ``query`` must already be normalized; ``query_vector`` is needed unless
@@ -120,16 +165,33 @@ def rank(index: LoadedIndex, query: str, query_vector: np.ndarray | None, k: int
     if mode == "dense":
         scores = dense_scores(index, query_vector)
         return [(int(p), float(scores[p])) for p in top_k(scores, k, order)]
-    lexical = index.lexical().scores(query)
+    lexical = index.lexical_scores(query)
     if mode == "lexical":
         return [(int(p), float(lexical[p])) for p in top_k(lexical, k, order) if lexical[p] > 0]
+    return fuse(dense_scores(index, query_vector), lexical, order, k, fusion)
+
+
+def fuse(dense: np.ndarray, lexical: np.ndarray, order: np.ndarray, k: int, fusion: Fusion = DEFAULT_FUSION) -> list[tuple[int, float]]:
+    """Each side's top :data:`FUSION_DEPTH` (lexical: only chunks sharing a
+    term) fused as ``fusion`` says; best ``k`` first, ties by ``order``."""
     depth = max(k, FUSION_DEPTH)
-    dense = dense_scores(index, query_vector)
+    dense_top = top_k(dense, depth, order)
+    lexical_top = [p for p in top_k(lexical, depth, order) if lexical[p] > 0]
+    w = fusion.lexical_weight
     fused: dict[int, float] = {}
-    lists = (top_k(dense, depth, order), [p for p in top_k(lexical, depth, order) if lexical[p] > 0])
-    for ranking in lists:
-        for r, position in enumerate(ranking, start=1):
-            fused[int(position)] = fused.get(int(position), 0.0) + 1.0 / (RRF_K + r)
+    if fusion.method == "rrf":
+        for weight, ranking in ((1.0 - w, dense_top), (w, lexical_top)):
+            for r, position in enumerate(ranking, start=1):
+                fused[int(position)] = fused.get(int(position), 0.0) + 2.0 * weight / (RRF_K + r)
+    else:
+        candidates = np.unique(np.concatenate([dense_top, np.asarray(lexical_top, dtype=np.int64)]))
+        d = dense[candidates].astype(np.float64)
+        spread = float(d.max() - d.min()) if len(d) else 0.0
+        d = (d - d.min()) / spread if spread > 0 else np.zeros_like(d)
+        top = float(lexical[candidates].max()) if len(candidates) else 0.0
+        lex = lexical[candidates].astype(np.float64) / top if top > 0 else np.zeros(len(candidates))
+        for position, value in zip(candidates.tolist(), ((1.0 - w) * d + w * lex).tolist()):
+            fused[int(position)] = value
     return sorted(fused.items(), key=lambda item: (-item[1], order[item[0]]))[:k]
 
 
@@ -171,6 +233,10 @@ class Hit:
     text_source: str = "layer"  # "ocr": read from a scan (issue 39)
     uncertain_spans: tuple[tuple[int, int], ...] = ()  # (offset, length) into ``text``: words OCR was unsure of
     scans: tuple[HitAttachment, ...] = ()  # an OCR'd chunk's regions of the scan, each a crop (kind "scan")
+    document: str = ""  # the document's name: title and number as printed, else its file name
+    document_number: str = ""  # "91/2015/QH13" when printed
+    unit: str = ""  # "Điều 319", a monograph's section
+    cite: str = ""  # "Bộ luật Dân sự 2015, Điều 319"
 
     @property
     def quarantined(self) -> bool:
@@ -225,11 +291,18 @@ def _pages(regions: Sequence[dict[str, Any]] | None, key: str) -> tuple[int, ...
     return tuple(sorted({r[key] for r in regions or () if r.get(key) is not None}))
 
 
-def make_hits(warehouse: Warehouse, index: LoadedIndex, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
-    """The :class:`Hit` for each (position, score), ranks from 1."""
+def make_hits(warehouse: Warehouse, index: LoadedIndex, ranked: Sequence[tuple[int, float]], names: Mapping[str, Any] | None = None) -> list[Hit]:
+    """The :class:`Hit` for each (position, score), ranks from 1, each
+    naming its document (``names``: :class:`.citation.DocumentNames` by
+    doc_id) and unit."""
+    from .structure import unit_label
+
     rows = index.hit_rows(p for p, _ in ranked)
     hits = []
     for rank_, ((_, score), row) in enumerate(zip(ranked, rows), start=1):
+        named = (names or {}).get(row["doc_id"])
+        document = named.display if named is not None else ""
+        unit = unit_label(row["headings"], row["section_title"] or "", row["entry_title"] or "")
         hits.append(
             Hit(
                 rank=rank_,
@@ -248,6 +321,10 @@ def make_hits(warehouse: Warehouse, index: LoadedIndex, ranked: Sequence[tuple[i
                 text_source=row.get("text_source") or "layer",
                 uncertain_spans=tuple((int(s["offset"]), int(s["length"])) for s in row.get("uncertain_spans") or ()),
                 scans=_scans(warehouse, row),
+                document=document,
+                document_number=named.number if named is not None else "",
+                unit=unit,
+                cite=", ".join(part for part in (document, unit) if part),
             )
         )
     return hits

@@ -28,13 +28,22 @@ from ..warehouse import Warehouse
 from .answer import Answer, answer_payload, format_hits, render_answer
 from .index import LoadedIndex, SearchError, file_stamp, load_index
 from .layout import INDEX_ASSET, LayoutError
-from .query import RRF_K, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
+from .query import RRF_K, Fusion, resolve_fusion, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
+from .structure import Resolution, resolve
+
+RESOLVE_DEPTH = 100  # how much of the base ranking orders a cited unit's chunks and is narrowed to named documents
 
 _MODE_NOTES = {
-    "hybrid": f"ranked by hybrid search: BM25 and cosine similarity fused by reciprocal rank; score = sum of 1/({RRF_K} + rank)",
-    "lexical": "ranked by BM25 alone (no embedding); score = BM25",
+    "lexical": "ranked by BM25 alone (no embedding); score = BM25 over the exact and the accent-folded terms",
     "dense": "",
 }
+
+
+def _hybrid_note(fusion: Fusion) -> str:
+    w = fusion.lexical_weight
+    if fusion.method == "rrf":
+        return f"ranked by hybrid search: BM25 and cosine similarity fused by reciprocal rank; score = sum of 2 x weight/({RRF_K} + rank), weights BM25 {w:g}, cosine {1 - w:g}"
+    return f"ranked by hybrid search: BM25 and cosine similarity each scaled to [0, 1] over the candidates; score = {w:g} x BM25 + {1 - w:g} x cosine"
 
 
 class Searcher:
@@ -46,7 +55,7 @@ class Searcher:
     Thread-safe.
     """
 
-    def __init__(self, warehouse: Warehouse | str | os.PathLike[str], embedder: Embedder | None = None, mode: str | None = None):
+    def __init__(self, warehouse: Warehouse | str | os.PathLike[str], embedder: Embedder | None = None, mode: str | None = None, fusion: "Fusion | None" = None):
         self.warehouse = warehouse if isinstance(warehouse, Warehouse) else Warehouse(warehouse)
         self.mode: SearchMode = resolve_mode(mode)
         self._embedder = embedder
@@ -54,6 +63,8 @@ class Searcher:
         self._lock = threading.Lock()  # making the embedder
         self._reload_lock = threading.Lock()
         self.loads = 0  # how many times the index file was read
+        self.fusion = fusion or resolve_fusion()
+        self._names: tuple[LoadedIndex, dict] | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -85,7 +96,7 @@ class Searcher:
                 try:
                     loaded = load_index(self.warehouse, self._index)  # only the parts that changed are read
                     if loaded is not None and self.mode != "dense" and loaded.size:
-                        loaded.lexical()  # built before it answers, not by the first query
+                        loaded.lexical(), loaded.folded()  # built before it answers, not by the first query
                 except (OSError, ValueError, LayoutError) as exc:
                     raise SearchError(f"the search index at {self.warehouse.asset_path(INDEX_ASSET)} cannot be read: {exc}") from exc
                 if loaded is None:
@@ -104,12 +115,23 @@ class Searcher:
             self.embedder.embed_query("warm up")
         return index
 
-    def _ranked(self, query: str, k: int, mode: str | None, embedder: Embedder | None) -> tuple[LoadedIndex, list[tuple[int, float]]]:
+    def names(self, index: LoadedIndex) -> dict:
+        """Every indexed document's names (:mod:`.names`), read once per loaded index."""
+        cached = self._names
+        if cached is not None and cached[0] is index:
+            return cached[1]
+        from .names import document_names
+
+        names = document_names(self.warehouse, sorted(set(index.rows.column("doc_id").to_pylist())))
+        self._names = (index, names)
+        return names
+
+    def _ranked(self, query: str, k: int, mode: str | None, embedder: Embedder | None) -> tuple[LoadedIndex, list[tuple[int, float]], Resolution]:
         query, k = validate_query(query, k)
         chosen = resolve_mode(mode) if mode else self.mode
         index = self.index()
         if index.size == 0:
-            return index, []
+            return index, [], Resolution("")
         normalized = normalize_query(query)
         vector = None
         if chosen != "lexical":
@@ -124,44 +146,75 @@ class Searcher:
             vector = np.asarray(embedder.embed_query(normalized), dtype=np.float32)
             if vector.shape != (index.vectors.shape[1],):
                 raise SearchError(f"query vector has shape {vector.shape}, the index has dimension {index.vectors.shape[1]}")
-        return index, rank(index, normalized, vector, k, chosen)
+        base = rank(index, normalized, vector, max(k, RESOLVE_DEPTH), chosen, self.fusion)
+        resolution = resolve(index.structure(), self.names(index), normalized, [p for p, _ in base], index.text)
+        return index, apply_resolution(resolution, base, index, k), resolution
 
     def search(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list:
         """The best ``k`` hits (:class:`~.query.Hit`), best first.
         ValueError for a query or k that cannot be answered (saying why),
         SearchError when the index cannot answer."""
-        index, ranked = self._ranked(query, k, mode, embedder)
-        return make_hits(self.warehouse, index, ranked)
+        index, ranked, _ = self._ranked(query, k, mode, embedder)
+        return make_hits(self.warehouse, index, ranked, self.names(index))
 
     def answer(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list[Answer]:
         """:meth:`search` with ADR 0006's obligations applied to every hit."""
         return [render_answer(hit) for hit in self.search(query, k, mode=mode, embedder=embedder)]
 
+    def resolved(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> tuple[list[Answer], list[str], Resolution]:
+        """The answers, the notes that go with them (unsearchable documents,
+        how the hits were ranked, what the query cites) and the citation's
+        :class:`~.structure.Resolution`."""
+        index, ranked, resolution = self._ranked(query, k, mode, embedder)
+        answers = [render_answer(hit) for hit in make_hits(self.warehouse, index, ranked, self.names(index))]
+        notes = notes_for(index, resolve_mode(mode) if mode else self.mode, self.fusion)
+        if resolution.status == "found":
+            notes.append(f"cited: {resolution.label}, found and shown first")
+        elif resolution.status == "missing":
+            notes.append(f"cited: {resolution.label}, which does not exist: {resolution.message}")
+        return answers, notes, resolution
+
     def respond(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> tuple[list[Answer], list[str]]:
-        """The answers and the notes that go with them (unsearchable
-        documents, how the hits were ranked): what the CLI prints and the
-        server returns."""
-        index, ranked = self._ranked(query, k, mode, embedder)
-        answers = [render_answer(hit) for hit in make_hits(self.warehouse, index, ranked)]
-        return answers, notes_for(index, resolve_mode(mode) if mode else self.mode)
+        """The answers and the notes that go with them: what the CLI prints and the server returns."""
+        answers, notes, _ = self.resolved(query, k, mode=mode, embedder=embedder)
+        return answers, notes
 
     def payload(self, query: str, k: int = 5, *, mode: str | None = None) -> dict[str, Any]:
-        """The JSON object of ``duocthu search --json`` (schema duocthu.search/1)."""
-        answers, notes = self.respond(query, k, mode=mode)
-        return answer_payload(answers, query=query, notes=notes)
+        """The JSON object of ``duocthu search --json`` (schema duocthu.search/2)."""
+        answers, notes, resolution = self.resolved(query, k, mode=mode)
+        return answer_payload(answers, query=query, notes=notes, citation=resolution.cited())
 
     def format(self, query: str, k: int = 5, *, as_json: bool = False, mode: str | None = None) -> str:
-        answers, notes = self.respond(query, k, mode=mode)
-        return format_hits(answers, as_json, query=query, notes=notes)
+        answers, notes, resolution = self.resolved(query, k, mode=mode)
+        return format_hits(answers, as_json, query=query, notes=notes, citation=resolution.cited())
 
 
-def notes_for(index: LoadedIndex, mode: SearchMode) -> list[str]:
+def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], index: LoadedIndex, k: int) -> list[tuple[int, float]]:
+    """The final ranking: a cited unit's chunks first (nothing when the cited
+    unit does not exist), then the base ranking, the documents the query
+    names before the others."""
+    if resolution.status == "missing":
+        return []
+    scores = dict(base)
+    head = [(p, scores.get(p, 0.0)) for p in resolution.positions] if resolution.status in ("found", "entry") else []
+    taken = {p for p, _ in head}
+    rest = [(p, s) for p, s in base if p not in taken]
+    if resolution.documents:
+        doc_ids = index.rows.column("doc_id")
+        named = set(resolution.documents)
+        inside = [(p, s) for p, s in rest if doc_ids[p].as_py() in named]
+        rest = inside + [(p, s) for p, s in rest if doc_ids[p].as_py() not in named]
+    return (head + rest)[:k]
+
+
+def notes_for(index: LoadedIndex, mode: SearchMode, fusion: Fusion | None = None) -> list[str]:
     notes = []
     if index.info.excluded:
         listed = "; ".join(f"{doc}: {why}" for doc, why in sorted(index.info.excluded.items()))
         notes.append(f"{len(index.info.excluded)} document(s) are not searchable: {listed}")
-    if _MODE_NOTES[mode] and index.size:
-        notes.append(_MODE_NOTES[mode])
+    note = _hybrid_note(fusion or resolve_fusion()) if mode == "hybrid" else _MODE_NOTES[mode]
+    if note and index.size:
+        notes.append(note)
     return notes
 
 

@@ -2,7 +2,7 @@
 HTTP server (the standard library's, one thread per connection).
 
 - ``GET /search?q=…&k=…[&mode=hybrid|dense|lexical]``: 200 with exactly the
-  JSON of ``duocthu search --json`` (schema ``duocthu.search/1``; ADR 0006's
+  JSON of ``duocthu search --json`` (schema ``duocthu.search/2``; ADR 0006's
   obligations applied by the same code).
 - ``GET /health``: the loaded index (rows, documents, model, mode).
 - ``GET /?q=…&k=…&mode=…``: the search page (:mod:`.page`), the same answers

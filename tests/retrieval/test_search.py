@@ -11,6 +11,7 @@ import pytest
 from duocthu_assets.retrieval import (
     WITHHELD,
     Hit,
+    Searcher,
     SearchError,
     format_hits,
     index_is_current,
@@ -183,14 +184,16 @@ def test_cli_json_and_text(warehouse, embedder, capsys):
     code, out, _ = run_search_cli(["search", "liều ampicilin sulbactam suy thận", "-k", "2", "--warehouse", str(warehouse.root), "--json"], embedder, capsys)
     assert code == 0
     payload = json.loads(out)
-    assert payload["schema"] == "duocthu.search/1" and len(payload["hits"]) == 2
-    assert set(payload) == {"schema", "query", "hits", "notes"}
+    assert payload["schema"] == "duocthu.search/2" and len(payload["hits"]) == 2
+    assert set(payload) == {"schema", "query", "hits", "notes", "citation"}
     assert set(payload["hits"][0]) == {
         "rank", "score", "doc_id", "chunk_id", "chunk_kind", "entry_title", "section_title", "headings",
         "printed_pages", "physical_pages", "mode", "complete", "text", "withheld_numbers", "crops", "notices",
-    }  # the stable schema duocthu.search/1
+        "document", "document_number", "unit", "cite",
+    }  # duocthu.search/1's keys, and /2's four (issue 40: a hit names its document and unit)
+    assert payload["hits"][0]["cite"].endswith(DOSING) and payload["hits"][0]["unit"] == f"{DRUG}, {DOSING}"
     code, out, _ = run_search_cli(["search", "liều ampicilin sulbactam suy thận", "--warehouse", str(warehouse.root)], embedder, capsys)
-    assert code == 0 and "1. " in out and f"{DRUG} — {DOSING} — trang in 204" in out
+    assert code == 0 and "1. " in out and f", {DOSING} — trang in 204" in out
 
 
 def test_cli_reports_a_missing_index_and_unsearchable_documents(tmp_path, warehouse, embedder, capsys, monkeypatch):
@@ -200,3 +203,51 @@ def test_cli_reports_a_missing_index_and_unsearchable_documents(tmp_path, wareho
     monkeypatch.setenv("DUOCTHU_WAREHOUSE", str(warehouse.root))
     code, out, _ = run_search_cli(["search", "liều", "-k", "1"], embedder, capsys)
     assert code == 0 and "1 document(s) are not searchable: ghost: no chunks file" in out
+
+
+# -- citations (issue 40) --------------------------------------------------------------------
+
+
+def test_a_cited_unit_that_does_not_exist_is_said_not_to_with_nothing_in_its_place(warehouse, embedder, capsys):
+    searcher = Searcher(warehouse, embedder)
+    answers, notes, resolution = searcher.resolved("Điều 900 quy định gì", 5)
+    assert answers == [] and resolution.status == "missing"
+    assert any("Điều 900, which does not exist" in n for n in notes)
+    payload = searcher.payload("dieu 900 quy dinh gi", 5)
+    assert payload["hits"] == [] and payload["citation"]["status"] == "missing"
+    code, out, _ = run_search_cli(["search", "dieu 900", "--warehouse", str(warehouse.root)], embedder, capsys)
+    assert code == 0 and out.startswith("Điều 900: no such unit.")
+
+
+def test_a_monograph_and_its_section_come_first_in_every_mode(warehouse, embedder):
+    searcher = Searcher(warehouse, embedder)
+    for mode in ("hybrid", "dense", "lexical"):
+        first = searcher.search("lieu dung ampicilin sulbactam", 3, mode=mode)[0]
+        assert (first.entry_title, first.section_title) == (DRUG, DOSING), mode
+        assert first.unit == f"{DRUG}, {DOSING}"
+
+
+def test_duocthu_eval_scores_question_gold_on_one_split(warehouse, embedder, tmp_path, capsys):
+    import argparse
+    from pathlib import Path
+
+    from duocthu_assets.cli_eval import add_eval_parser, run_eval
+
+    folder = tmp_path / "qa"
+    folder.mkdir()
+    rows = [
+        {"id": "a", "query": "chỉ định ampicilin sulbactam", "kind": "accented", "twin_of": None,
+         "answers": [{"document": "duocthu", "monograph": DRUG, "section": "Chỉ định"}], "passage": None, "split": "dev"},
+        {"id": "b", "query": "Điều 900 quy định gì", "kind": "missing_unit", "twin_of": None, "answers": [], "passage": None, "split": "dev"},
+        {"id": "c", "query": "never read", "kind": "accented", "answers": "not a list", "split": "held_out"},
+    ]
+    (folder / "questions.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    parser = argparse.ArgumentParser(prog="duocthu")
+    add_eval_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["eval", str(folder), "--warehouse", str(warehouse.root), "--fusion", "rrf:0.5"])
+    assert run_eval(args, embedder=embedder) == 0
+    assert "2 questions (dev)" in capsys.readouterr().out
+    report = json.loads((Path(str(warehouse.root)) / "eval" / "qa" / "questions-dev.json").read_text())
+    assert set(report["configs"]) == {"dense", "lexical", "hybrid/rrf:0.5"}
+    for config in report["configs"].values():
+        assert config["all"]["hit@1"] == 1.0 and config["ranks"] == {"a": 1, "b": 1}

@@ -126,9 +126,10 @@ def test_scores_over_parts_are_bit_identical_to_one_index_over_every_chunk(many,
             a = Searcher(wh, embedder, mode=mode).search(query, 10)
             b = Searcher(one, embedder, mode=mode).search(query, 10)
             assert [h.chunk_id for h in a] == [h.chunk_id for h in b], (mode, query)
-            if mode == "dense":  # one BLAS product: a row's last bit may depend on its position in the matrix
-                assert np.allclose([h.score for h in a], [h.score for h in b], rtol=1e-6, atol=0), query
-            else:  # BM25, and fused ranks: exact
+            if mode != "lexical":  # one BLAS product: a cosine's last bit may depend on its row's position;
+                # hybrid scales the cosines min-max over the candidates, which magnifies that bit
+                assert np.allclose([h.score for h in a], [h.score for h in b], rtol=1e-6 if mode == "dense" else 1e-4, atol=0), query
+            else:  # BM25, exact and folded: exact
                 assert [h.score for h in a] == [h.score for h in b], (mode, query)
 
 

@@ -75,7 +75,7 @@ def test_obligations_hold_through_the_api(warehouse, embedder, mode):
 
 def test_obligations_hold_through_the_server_and_match_the_cli(warehouse, embedder, server, capsys):
     status, payload = _get(server, f"/search?q={_q(QUERY)}&k=5")
-    assert status == 200 and payload["schema"] == "duocthu.search/1"
+    assert status == 200 and payload["schema"] == "duocthu.search/2"
     _check_obligations({h["chunk_id"]: h for h in payload["hits"]}, str(warehouse.path(CROP)))
     code, out, _ = run_search_cli(["search", QUERY, "-k", "5", "--warehouse", str(warehouse.root), "--json"], embedder, capsys)
     assert code == 0

@@ -1,0 +1,128 @@
+"""What a query cites: a structural unit (``Điều 319``, ``khoản 2 điều 117``,
+``Article 5``, ``ماده ۱۷``, ``nội dung án lệ``) and the documents it names
+(``Bộ luật Dân sự``, ``BLDS``, ``Nghị định 21/2021/NĐ-CP``, ``nghi dinh
+99/2022``), parsed from the query folded as the lexical field folds it, so a
+citation typed without accents is the same citation.
+
+:func:`parse_citation` reads the unit; :func:`named_documents` matches the
+query against each document's names (:class:`DocumentNames`, from the
+identity read at ingest). The look-up itself is :mod:`.structure`'s.
+
+Nothing here imports Dagster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..textnorm import fold
+
+_DIGITS = str.maketrans({**{chr(0x06F0 + i): str(i) for i in range(10)}, **{chr(0x0660 + i): str(i) for i in range(10)}})
+
+# unit words as folded (Điều -> dieu); the label is how the unit is named back
+UNIT_WORDS = {"dieu": "Điều", "article": "Article", "art": "Article", "ماده": "ماده"}
+_UNIT = re.compile(r"(?<!\w)(?P<word>dieu|article|art\.?|ماده)\s*(?P<no>\d{1,4})(?!\d|/)")
+_CLAUSE = re.compile(r"(?<!\w)(?:khoan|clause|paragraph|بند)\s*(?P<no>\d{1,3})(?!\d)")
+_PRECEDENT_CONTENT = re.compile(r"(?<!\w)noi dung an le(?!\w)")
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A structural unit a query names: ``key`` is what :mod:`.structure`
+    indexes units by (``("article", 319)``, ``("precedent_content", 0)``),
+    ``label`` how it is written back (``Điều 319``), ``clause`` the
+    ``khoản`` asked for (0: none)."""
+
+    key: tuple[str, int]
+    label: str
+    clause: int = 0
+
+
+def query_fold(query: str) -> str:
+    """The query folded as the lexical field is, digits in ASCII."""
+    return " ".join(fold(query).translate(_DIGITS).split())
+
+
+def parse_citation(query: str) -> Citation | None:
+    """The unit ``query`` cites, or None. ``Điều``, ``Article`` and
+    ``ماده`` are one kind of unit (an article); a number written as part of
+    a document number (``99/2022``) is not an article."""
+    folded = query_fold(query)
+    found = _UNIT.search(folded)
+    if found:
+        word = found.group("word").rstrip(".")
+        clause = _CLAUSE.search(folded)
+        label = f"{UNIT_WORDS[word]} {int(found.group('no'))}"
+        return Citation(("article", int(found.group("no"))), label, int(clause.group("no")) if clause else 0)
+    if _PRECEDENT_CONTENT.search(folded):
+        return Citation(("precedent_content", 0), "Nội dung án lệ")
+    return None
+
+
+@dataclass(frozen=True)
+class DocumentNames:
+    """What a document is called: its title and number as printed and the
+    aliases derived from them (identity read at ingest); ``display`` is the
+    name an answer gives it (``Bộ luật Dân sự 2015`` / ``Nghị định
+    99/2022/NĐ-CP``)."""
+
+    doc_id: str
+    display: str
+    names: tuple[str, ...]
+    number: str = ""
+
+    @classmethod
+    def from_identity(cls, doc_id: str, identity: Mapping | None, fallback: str = "") -> "DocumentNames":
+        identity = identity or {}
+        title, number = identity.get("title") or "", identity.get("number") or ""
+        kind = identity.get("kind") or ""
+        aliases = tuple(a for a in identity.get("aliases") or () if a)
+        display = _display(title, number, kind, aliases) or fallback
+        names = [n for n in (title, number, *aliases) if n]
+        if number:
+            names.append(number.split("/")[0] + "/" + number.split("/")[1] if number.count("/") >= 2 else number)
+        return cls(doc_id, display, tuple(dict.fromkeys(names)), number)
+
+
+def _display(title: str, number: str, kind: str, aliases: tuple[str, ...]) -> str:
+    """``Bộ luật Dân sự 2015`` for a law cited by its name and year, else
+    ``<kind> <number>`` (``Nghị định 99/2022/NĐ-CP``), else the title."""
+    year_alias = next((a for a in aliases if title and a.startswith(title) and re.search(r"\b(?:19|20)\d\d$", a)), "")
+    if year_alias:
+        return year_alias
+    if number and kind:
+        return f"{kind[:1].upper()}{kind[1:]} {number}"
+    return title or number
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(query_fold(text))
+
+
+def _contains(haystack: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    return bool(n) and any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def named_documents(query: str, documents: Iterable[DocumentNames]) -> list[str]:
+    """The doc_ids whose title, number or an alias the query names (as
+    words, accents optional; a number also without its suffix: ``99/2022``).
+    A name shared by several documents (``Nghị định``) names none of them
+    unless it is their only name the query holds: the longest matching name
+    wins."""
+    words = _words(query)
+    best: dict[str, int] = {}
+    for doc in documents:
+        lengths = [len(w) for w in (_words(n) for n in doc.names) if len(w) >= 1 and _contains(words, w) and _specific(w)]
+        if lengths:
+            best[doc.doc_id] = max(lengths)
+    return sorted(best)
+
+
+def _specific(name_words: list[str]) -> bool:
+    """A name that says which document: it holds a number, or an
+    abbreviation, or three words or more (``Bộ luật Dân sự``)."""
+    return any(w.isdigit() for w in name_words) or len(name_words) >= 3 or (len(name_words) == 1 and len(name_words[0]) >= 3)

@@ -1,0 +1,224 @@
+"""The index's structure, and citations looked up in it.
+
+:class:`Structure` is made once per loaded index from its rows' heading
+trails: which positions hold each document's ``Điều N`` / ``Article N`` /
+``ماده N`` (the deepest such heading of a chunk's trail), and each
+monograph's (entry's) sections. :func:`resolve` answers a query that cites a
+unit (:func:`.citation.parse_citation`) or names a monograph and a section
+(``liều dùng amoxicilin suy thận``):
+
+- ``found``: the unit's positions, in the documents the query names when it
+  names any, best first by the base ranking (a ``khoản`` asked for first);
+- ``missing``: the query cites a unit that no (named) document has; the
+  answer says so and shows nothing in its place;
+- ``entry``: a monograph is named but no section: its chunks first;
+- ``""``: nothing is cited; the base ranking stands, narrowed to the
+  documents the query names when it names some.
+
+Nothing here imports Dagster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .citation import Citation, DocumentNames, named_documents, parse_citation, query_fold
+
+_ARTICLE = re.compile(r"^(?:dieu|article|ماده)\s*(\d{1,4})(?!\d)")
+_WORD = re.compile(r"\w+")
+# words a section title shares with any question: they say nothing about which section
+_SECTION_STOP = {"va", "cua", "cho", "the", "and", "of", "for", "khi", "trong", "voi", "cac", "nhung"}
+_SECTION_STOP |= {"và", "của", "với", "các", "những"}  # the same, as typed with accents
+
+
+@dataclass
+class Structure:
+    """Units by document: ``articles[doc_id][n]`` the positions under
+    ``Điều n``; ``entries[folded entry title]`` the positions of a
+    monograph (entries of documents without articles only),
+    ``section_of[position]`` its section title."""
+
+    doc_ids: list[str]
+    articles: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    entries: dict[str, list[int]] = field(default_factory=dict)
+    entry_words: dict[str, list[str]] = field(default_factory=dict)
+    entry_title: dict[str, str] = field(default_factory=dict)  # folded -> as printed
+    section_of: list[str] = field(default_factory=list)
+    _section_titles: set[str] | None = None
+
+    @classmethod
+    def build(cls, doc_ids: Sequence[str], headings: Sequence[Sequence[str] | None], entry_titles: Sequence[str | None], section_titles: Sequence[str | None]) -> "Structure":
+        built = cls(list(doc_ids), section_of=[s or "" for s in section_titles])
+        folded: dict[str, str] = {}  # headings repeat chunk after chunk: fold each once
+
+        def fold_once(text: str) -> str:
+            found = folded.get(text)
+            if found is None:
+                found = folded[text] = query_fold(text)
+            return found
+
+        for position, (doc, trail) in enumerate(zip(doc_ids, headings)):
+            for heading in reversed(list(trail or ())):
+                found = _ARTICLE.match(fold_once(heading))
+                if found:
+                    built.articles.setdefault(doc, {}).setdefault(int(found.group(1)), []).append(position)
+                    break
+        for position, title in enumerate(entry_titles):
+            key = fold_once(title or "")
+            if key and doc_ids[position] not in built.articles:  # a law's sections are its articles
+                built.entries.setdefault(key, []).append(position)
+                built.entry_title.setdefault(key, title or "")
+        built.entry_words = {key: _WORD.findall(key) for key in built.entries}
+        return built
+
+    def section_titles(self) -> set[str]:
+        """The titles of the monographs' sections (not the monographs' own)."""
+        if self._section_titles is None:
+            own = set(self.entry_title.values())
+            self._section_titles = {self.section_of[p] for ps in self.entries.values() for p in ps} - own - {""}
+        return self._section_titles
+
+    def article_range(self, doc_id: str) -> tuple[int, int] | None:
+        numbers = self.articles.get(doc_id)
+        return (min(numbers), max(numbers)) if numbers else None
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a query cites and what the index holds of it (see the module docstring)."""
+
+    status: str  # "found", "missing", "entry" (a monograph named, no section), "" (nothing cited)
+    label: str = ""  # "Bộ luật Dân sự 2015, Điều 319"
+    positions: tuple[int, ...] = ()  # the cited unit's, best first
+    documents: tuple[str, ...] = ()  # the documents the query names
+    message: str = ""
+
+    def cited(self) -> dict[str, object] | None:
+        """The answer's ``citation`` object: a unit found or missing, else None."""
+        return self.as_dict() if self.status in ("found", "missing") else None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"status": self.status, "unit": self.label, "documents": list(self.documents), "message": self.message}
+
+
+def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str, base: Sequence[int], texts: Callable[[int], str] | None = None) -> Resolution:
+    """Resolve ``query`` against ``structure`` (``base``: every position in
+    the base ranking's order, best first, used to order a unit's chunks)."""
+    named = tuple(d for d in named_documents(query, names.values()) if d in names)
+    citation = parse_citation(query)
+    if citation is None:
+        return _monograph(structure, query, base) or Resolution("", documents=named)
+    if citation.key[0] == "precedent_content":
+        return _precedent(structure, names, citation, named, base, texts)
+    number = citation.key[1]
+    scope = list(named) or sorted(structure.articles)
+    holders = [d for d in scope if number in structure.articles.get(d, {})]
+    if not holders:
+        return Resolution("missing", _label(names, named, citation), documents=named, message=_missing(structure, names, named, citation))
+    wanted = {p for d in holders for p in structure.articles[d][number]}
+    ordered = [p for p in base if p in wanted]
+    ordered += sorted(wanted - set(ordered))
+    if citation.clause and texts is not None:
+        mark = re.compile(rf"(?m)^\s*{citation.clause}\.\s")
+        ordered.sort(key=lambda p: 0 if mark.search(texts(p)) else 1)  # stable: the base order within each group
+    label = _label(names, tuple(holders) if len(holders) == 1 else named, citation)
+    return Resolution("found", label, tuple(ordered), named)
+
+
+def _label(names: Mapping[str, DocumentNames], docs: Sequence[str], citation: Citation) -> str:
+    unit = f"khoản {citation.clause} {citation.label}" if citation.clause else citation.label
+    if len(docs) == 1 and docs[0] in names and names[docs[0]].display:
+        return f"{names[docs[0]].display}, {unit}"
+    return unit
+
+
+def _missing(structure: Structure, names: Mapping[str, DocumentNames], named: Sequence[str], citation: Citation) -> str:
+    if not named:
+        return f"No document in the index has {citation.label}; nothing else is shown in its place."
+    said = []
+    for doc in named:
+        span = structure.article_range(doc)
+        who = names[doc].display or doc
+        said.append(f"{who} has no {citation.label}" + (f" (its articles run from {span[0]} to {span[1]})" if span else " (no numbered articles were found in it)"))
+    return "; ".join(said) + "; nothing else is shown in its place."
+
+
+def _precedent(structure, names, citation, named, base, texts) -> Resolution:
+    scope = set(named) or {d for d, n in names.items() if "an le" in query_fold(n.display)} or set(structure.doc_ids)
+    if texts is None:
+        return Resolution("", documents=tuple(named))
+    wanted = [p for p in base if structure.doc_ids[p] in scope and "noi dung an le" in query_fold(texts(p)[:4000])]
+    if not wanted:
+        return Resolution("missing", _label(names, named, citation), documents=tuple(named), message=f"No {citation.label} was found in {', '.join(names[d].display or d for d in sorted(scope)) if named else 'the index'}; nothing else is shown in its place.")
+    return Resolution("found", _label(names, named, citation), tuple(wanted), tuple(named))
+
+
+def _content(text: str, exact: bool = False) -> set[str]:
+    """A text's words but the commonest; ``exact``: accents kept (a query
+    typed with them: folded, ``có``, ``cơ`` and ``cố`` are one word)."""
+    return set(_WORD.findall(text.casefold() if exact else query_fold(text))) - _SECTION_STOP
+
+
+def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolution | None:
+    """A query naming a monograph (every word of its title but ``và``,
+    accents optional) and perhaps one of its sections: a section title
+    written out whole (``chống chỉ định``: the longest the query holds), or
+    one whose words the query mostly holds (``liều dùng`` for ``Liều lượng
+    và cách dùng``: two words or more, half of the title's or more). A
+    section title written out whole that this monograph lacks (another
+    has it) is missing. With no section named, the monograph's chunks
+    come first (``entry``), in the base ranking's order."""
+    words = _WORD.findall(query_fold(query))
+    present = set(words)
+    entry = max(
+        (k for k, w in structure.entry_words.items() if w and len(w) <= 6 and set(w) - _SECTION_STOP and set(w) - _SECTION_STOP <= present),
+        key=lambda k: len(structure.entry_words[k]),
+        default=None,
+    )
+    if entry is None:
+        return None
+    name = structure.entry_title[entry]
+    titles = dict.fromkeys(structure.section_of[p] for p in structure.entries[entry] if structure.section_of[p] != name)
+    whole = max(
+        (t for t in structure.section_titles() if len(_WORD.findall(query_fold(t))) >= 2 and _has_run(words, _WORD.findall(query_fold(t)))),
+        key=lambda t: len(_WORD.findall(query_fold(t))),
+        default=None,
+    )
+    if whole is not None and whole not in titles:
+        return Resolution("missing", f"{name}, {whole}", message=f"{name} has no section {whole!r}; nothing else is shown in its place.")
+    best = whole
+    if best is None:
+        exact = not query.isascii()
+        rest = _content(query, exact) - _content(name, exact)
+        scored = [(len(rest & _content(t, exact)), -len(_content(t, exact)), t) for t in titles]
+        scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
+        best = max(scored)[2] if scored else None
+    if best is None:
+        members = set(structure.entries[entry])
+        return Resolution("entry", name, tuple(p for p in base if p in members))
+    wanted = {p for p in structure.entries[entry] if structure.section_of[p] == best}
+    ordered = [p for p in base if p in wanted] + sorted(wanted - set(base))
+    return Resolution("found", f"{name}, {best}", tuple(ordered))
+
+
+_UNIT_LABEL = re.compile(r"^\s*((?:Điều|ĐIỀU|Article|ARTICLE|ماده)\s*[0-9۰-۹]{1,4})(?![0-9۰-۹])")
+
+
+def unit_label(headings: Sequence[str] | None, section_title: str, entry_title: str) -> str:
+    """The unit a chunk belongs to, as printed: its deepest ``Điều N``
+    (``Article N``, ``ماده N``) heading, else its entry (monograph) and
+    section titles when the section is not the entry itself, else ""."""
+    for heading in reversed(list(headings or ())):
+        found = _UNIT_LABEL.match(heading)
+        if found:
+            return " ".join(found.group(1).split())
+    if not section_title or section_title == entry_title:
+        return ""
+    return f"{entry_title}, {section_title}" if entry_title else section_title
+
+
+def _has_run(words: list[str], run: list[str]) -> bool:
+    n = len(run)
+    return any(words[i : i + n] == run for i in range(len(words) - n + 1))

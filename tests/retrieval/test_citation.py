@@ -1,0 +1,46 @@
+"""Citations parsed (issue 40 item 2): the unit a query cites, with or
+without accents, and the documents it names by title, number or alias."""
+
+from __future__ import annotations
+
+import pytest
+
+from duocthu_assets.retrieval.citation import DocumentNames, named_documents, parse_citation
+
+BLDS = DocumentNames.from_identity(
+    "blds", {"title": "Bộ luật Dân sự", "number": "91/2015/QH13", "kind": "bộ luật", "aliases": ["Bộ luật Dân sự 2015", "BLDS"]}
+)
+ND99 = DocumentNames.from_identity(
+    "nd99", {"title": "Nghị định về đăng ký biện pháp bảo đảm", "number": "99/2022/NĐ-CP", "kind": "nghị định", "aliases": ["NĐ 99/2022"]}
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "label", "clause"),
+    [
+        ("Điều 319 Bộ luật Dân sự 2015 quy định gì?", "Điều 319", 0),
+        ("khoản 2 điều 117 BLDS", "Điều 117", 2),
+        ("dieu 117 bo luat dan su 2015 quy dinh gi", "Điều 117", 0),
+        ("What does Article 5 say?", "Article 5", 0),
+        ("ماده ۱۷ قرارداد", "ماده 17", 0),
+        ("nội dung án lệ số 43/2021/AL", "Nội dung án lệ", 0),
+    ],
+)
+def test_a_cited_unit_is_parsed(query, label, clause):
+    citation = parse_citation(query)
+    assert citation is not None and citation.label == label and citation.clause == clause
+
+
+@pytest.mark.parametrize("query", ["Nghị định 99/2022/NĐ-CP quy định gì", "liều dùng amoxicilin suy thận", "thế chấp có hiệu lực khi nào"])
+def test_no_unit_is_read_into_a_query_that_cites_none(query):
+    assert parse_citation(query) is None
+
+
+def test_a_document_is_named_by_title_number_or_alias_accents_optional():
+    assert BLDS.display == "Bộ luật Dân sự 2015" and ND99.display == "Nghị định 99/2022/NĐ-CP"
+    docs = [BLDS, ND99]
+    assert named_documents("khoản 2 điều 117 BLDS", docs) == ["blds"]
+    assert named_documents("the chap theo bo luat dan su", docs) == ["blds"]
+    assert named_documents("dieu 5 nghi dinh 99/2022", docs) == ["nd99"]
+    assert named_documents("Điều 10 Nghị định 99/2022/NĐ-CP và Bộ luật Dân sự", docs) == ["blds", "nd99"]
+    assert named_documents("nghị định quy định gì", docs) == []  # a kind alone names no document

@@ -1,0 +1,65 @@
+"""Citations looked up in the index's structure (issue 40 item 2): the
+cited article ranked first when it exists, in the document the query names;
+a unit that does not exist said so, with nothing near it in its place; a
+monograph and a section found by their words."""
+
+from __future__ import annotations
+
+from duocthu_assets.retrieval.citation import DocumentNames
+from duocthu_assets.retrieval.structure import Structure, resolve, unit_label
+
+DOCS = ["blds", "blds", "blds", "nd99", "nd99", "thuoc", "thuoc", "thuoc"]
+HEADINGS = [
+    ["BỘ LUẬT DÂN SỰ", "Chương XV", "Điều 117. Điều kiện có hiệu lực của giao dịch dân sự"],
+    ["BỘ LUẬT DÂN SỰ", "Chương XV", "Điều 319. Hiệu lực của thế chấp tài sản"],
+    ["BỘ LUẬT DÂN SỰ", "Chương XV", "Điều 319. Hiệu lực của thế chấp tài sản"],
+    ["NGHỊ ĐỊNH", "Điều 5. Đăng ký"],
+    ["NGHỊ ĐỊNH", "Điều 58. Tổ chức thực hiện"],
+    ["AMOXICILIN"],
+    ["AMOXICILIN", "Liều lượng và cách dùng"],
+    ["GENTAMICIN", "Chống chỉ định"],
+]
+ENTRIES = ["BỘ LUẬT DÂN SỰ"] * 3 + ["NGHỊ ĐỊNH"] * 2 + ["AMOXICILIN"] * 2 + ["GENTAMICIN"]
+SECTIONS = ["Điều 117", "Điều 319", "Điều 319", "Điều 5", "Điều 58", "Chỉ định", "Liều lượng và cách dùng", "Chống chỉ định"]
+NAMES = {
+    "blds": DocumentNames.from_identity("blds", {"title": "Bộ luật Dân sự", "number": "91/2015/QH13", "kind": "bộ luật", "aliases": ["Bộ luật Dân sự 2015", "BLDS"]}),
+    "nd99": DocumentNames.from_identity("nd99", {"title": "Nghị định về đăng ký biện pháp bảo đảm", "number": "99/2022/NĐ-CP", "kind": "nghị định"}),
+    "thuoc": DocumentNames.from_identity("thuoc", None, fallback="duoc_thu.pdf"),
+}
+TEXTS = ["1. Chủ thể có năng lực", "1. Thế chấp có hiệu lực từ khi giao kết.", "2. Thế chấp phát sinh hiệu lực đối kháng", "", "", "", "", ""]
+STRUCTURE = Structure.build(DOCS, HEADINGS, ENTRIES, SECTIONS)
+BASE = [3, 0, 4, 2, 1, 5, 6, 7]  # what the base ranking says, best first
+
+
+def _resolve(query):
+    return resolve(STRUCTURE, NAMES, query, BASE, TEXTS.__getitem__)
+
+
+def test_the_cited_article_of_the_named_document_comes_first():
+    found = _resolve("Điều 319 Bộ luật Dân sự 2015 quy định gì")
+    assert found.status == "found" and found.positions == (2, 1) and found.label == "Bộ luật Dân sự 2015, Điều 319"
+    assert _resolve("dieu 5 nghi dinh 99/2022").positions == (3,)
+    assert _resolve("khoản 1 điều 319 BLDS").positions == (1, 2)  # the clause asked for first
+
+
+def test_a_unit_that_does_not_exist_is_said_not_to():
+    missing = _resolve("Điều 900 Bộ luật Dân sự quy định gì")
+    assert missing.status == "missing" and not missing.positions
+    assert "Bộ luật Dân sự 2015 has no Điều 900 (its articles run from 117 to 319)" in missing.message
+    assert _resolve("Điều 117 Nghị định 99/2022").status == "missing"  # Điều 117 exists, but not in the decree named
+    assert _resolve("dieu 4000").status == "missing"
+
+
+def test_a_monograph_and_a_section_are_found_by_their_words():
+    found = _resolve("liều dùng amoxicilin suy thận")
+    assert found.status == "found" and found.positions == (6,) and found.label == "AMOXICILIN, Liều lượng và cách dùng"
+    assert _resolve("thế chấp có hiệu lực khi nào").status == ""
+    assert _resolve("amoxicilin chi dinh").positions == (5,)
+    missing = _resolve("Chống chỉ định của amoxicilin")  # GENTAMICIN has that section; AMOXICILIN has not
+    assert missing.status == "missing" and "AMOXICILIN has no section 'Chống chỉ định'" in missing.message
+
+
+def test_a_hit_names_its_unit():
+    assert unit_label(HEADINGS[1], "Điều 319. Hiệu lực", "BỘ LUẬT DÂN SỰ") == "Điều 319"
+    assert unit_label(["AMOXICILIN", "Liều lượng và cách dùng"], "Liều lượng và cách dùng", "AMOXICILIN") == "AMOXICILIN, Liều lượng và cách dùng"
+    assert unit_label(["BỘ LUẬT DÂN SỰ"], "BỘ LUẬT DÂN SỰ", "BỘ LUẬT DÂN SỰ") == ""
