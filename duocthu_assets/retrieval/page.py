@@ -104,6 +104,8 @@ def card_html(answer: Answer, files: PageFiles, index: LoadedIndex) -> str:
         return files.can_render(label, page)
 
     unit = answer.unit or " — ".join(part for part in (answer.entry_title, answer.section_title) if part) or answer.chunk_id
+    if answer.unit and answer.section_title.startswith(answer.unit):
+        unit = answer.section_title  # "Điều 319. Hình thức cầm giữ tài sản": the unit with its printed name
     trail = [h for h in answer.headings if h and h not in (answer.entry_title, answer.section_title)]
     badges = []
     if answer.mode == "crop_only":

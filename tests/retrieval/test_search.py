@@ -189,7 +189,7 @@ def test_cli_json_and_text(warehouse, embedder, capsys):
     assert set(payload["hits"][0]) == {
         "rank", "score", "doc_id", "chunk_id", "chunk_kind", "entry_title", "section_title", "headings",
         "printed_pages", "physical_pages", "mode", "complete", "text", "withheld_numbers", "crops", "notices",
-        "document", "document_number", "unit", "cite",
+        "document", "document_number", "unit", "cite", "text_source",
     }  # duocthu.search/1's keys, and /2's four (issue 40: a hit names its document and unit)
     assert payload["hits"][0]["cite"].endswith(DOSING) and payload["hits"][0]["unit"] == f"{DRUG}, {DOSING}"
     code, out, _ = run_search_cli(["search", "liều ampicilin sulbactam suy thận", "--warehouse", str(warehouse.root)], embedder, capsys)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from duocthu_assets.model import SCHEMA_VERSION
+from duocthu_assets.model import SCHEMA_VERSION, DocumentIdentity
 from duocthu_assets.retrieval import refresh_search_index
 from duocthu_assets.schemas import table_from_rows
 from duocthu_assets.settings import Settings
@@ -64,12 +64,20 @@ def formulary_pdf() -> bytes:
     return doc.tobytes(garbage=4, deflate=True, no_new_id=True)
 
 
-def raw_row(wh: Warehouse, doc_id: str, source_name: str, data: bytes, fmt: str, pages: int) -> dict:
+LAW_IDENTITY = DocumentIdentity(
+    title="Bộ luật Dân sự", number="91/2015/QH13", kind="bộ luật", issuer="QUỐC HỘI",
+    aliases=("Bộ luật Dân sự 2015", "BLDS", "BLDS 2015"), evidence=("BỘ LUẬT DÂN SỰ", "Luật số: 91/2015/QH13"),
+)
+
+
+def raw_row(wh: Warehouse, doc_id: str, source_name: str, data: bytes, fmt: str, pages: int,
+            identity: DocumentIdentity = DocumentIdentity()) -> dict:
     sha = hashlib.sha256(data).hexdigest()
     return {
         "doc_id": doc_id, "source_name": source_name, "collection": "tests", "profile": "formulary", "normalization": "nfc",
         "sha256": sha, "size_bytes": len(data), "format": fmt, "page_count": pages, "status": "accepted", "reason": "",
         "stored_path": wh.keep_source(sha, data), "settings": Settings().as_record(), "schema_version": SCHEMA_VERSION,
+        "identity": identity.as_record(), "profile_evidence": [],
     }
 
 
@@ -111,7 +119,8 @@ def page_warehouse(root, embedder) -> Warehouse:
               entry="قرارداد اجاره", section="مدت قرارداد", section_key="modat", printed=None, physical=None),
     ]
     for doc_id, name in (("bo-luat-dan-su-2015", "Bộ luật Dân sự 2015 (91-2015-QH13).docx"), ("persian-memo", "قرارداد اجاره.docx")):
-        row = raw_row(wh, doc_id, name, f"{doc_id} stands in for a DOCX".encode(), "docx", 0)
+        named = LAW_IDENTITY if doc_id == "bo-luat-dan-su-2015" else DocumentIdentity()
+        row = raw_row(wh, doc_id, name, f"{doc_id} stands in for a DOCX".encode(), "docx", 0, named)
         wh.write_table("raw_documents", table_from_rows("raw_documents", [row]), doc_id)
     store_chunks(wh, "duocthu-mini", formulary, embedder)
     store_chunks(wh, "bo-luat-dan-su-2015", law, embedder)
