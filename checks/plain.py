@@ -57,6 +57,10 @@ PLAIN: dict[str, Plain] = {
     "chunk_over_max_tokens": Plain("a passage is too long to be searched", _FIX_CODE),
     "chunk_spans_two_sections": Plain("a passage runs across two sections of the document", _FIX_CODE),
     "span_does_not_resolve": Plain("a passage does not match the document's text", _FIX_CODE),
+    "ocr_uncertain_numbers_withheld": Plain(
+        "on a scanned page, a number the text recognition was unsure of could be shown as if it were certain",
+        "add the file again; if it fails again, " + _FIX_CODE,
+    ),
     "prev_next_chain_broken": Plain("the passages are out of order", _FIX_CODE),
     "schema_version_mismatch": Plain("the document was built by an older version of duocthu", "add the file again (or run `duocthu ingest` again)"),
     "segment_not_covered_by_chunks": Plain("some of the document's text is in no passage, so no search would find it", _FIX_CODE),
