@@ -87,6 +87,7 @@ from sqlalchemy.pool import QueuePool
 
 from .check_partition_index import ensure_check_partition_index
 from .planned_checks import PlannedCheckRowsWithoutCopies
+from .run_deletion import DeletedRunsLeaveNothing, remove_sqlite_files
 from .dagster_private import (
     ASSET_EVENTS,
     INDEX_SHARD_NAME,
@@ -137,7 +138,7 @@ def _set_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogStorage):
+class PooledSqliteEventLogStorage(DeletedRunsLeaveNothing, PlannedCheckRowsWithoutCopies, SqliteEventLogStorage):
     """``SqliteEventLogStorage`` that keeps its engines and connections."""
 
     def __init__(self, base_dir: str, inst_data=None):
@@ -326,6 +327,15 @@ class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogS
         self._stamp_lock = threading.Lock()
         self._close_stamp_connection(close=False)  # the parent's
         self._dispose_engines(close=False)
+
+    def forget_run_storage(self, run_id: str) -> None:
+        # a deleted run's own database: emptied by Dagster, removed here
+        with self._engines_lock:
+            engine = self._engines.pop(run_id, None)
+        if engine is not None:
+            engine.dispose()
+        self._initialized_dbs.discard(run_id)
+        remove_sqlite_files(self.path_for_shard(run_id))
 
     def wipe(self) -> None:
         self._close_stamp_connection()
