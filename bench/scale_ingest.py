@@ -10,8 +10,9 @@ process and samples, every ``--interval`` seconds:
 - every ``*-wal`` / ``*.wal`` file under the warehouse (SQLite's and
   DuckDB's write-ahead logs), its size; the peak of each;
 - the Dagster instance (every file under ``dagster_home``), bytes;
-- the resident memory (RSS) of the ingest process and every descendant,
-  their sum and the largest single process.
+- the memory of the ingest process and every descendant: the sum of their
+  PSS (a page shared by a forked child and its parent counted once, in
+  shares) and the largest single RSS.
 
 At the end: the peaks, per document where it means something, how many
 documents the ingest reported ok and how many the search index holds.
@@ -33,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.ingest import CSV  # noqa: E402  (the bench's tiny document)
+from bench.ingest import CSV
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -58,18 +59,31 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def tree_rss(root: int) -> tuple[int, int, int]:
-    """(sum of RSS, largest RSS, processes) of ``root`` and its descendants, bytes."""
-    tree, todo, sizes = _children(), [root], []
+def _memory(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of one process, bytes: PSS shares each page among the
+    processes that map it (forked children share their parent's pages)."""
+    rss = pss = 0
+    with open(f"/proc/{pid}/smaps_rollup") as fh:
+        for line in fh:
+            if line.startswith("Rss:"):
+                rss = int(line.split()[1]) * 1024
+            elif line.startswith("Pss:"):
+                pss = int(line.split()[1]) * 1024
+    return rss, pss
+
+
+def tree_memory(root: int) -> tuple[int, int, int]:
+    """(sum of PSS, largest RSS, processes) of ``root`` and its descendants, bytes."""
+    tree, todo, pss_sum, rss_max, count = _children(), [root], 0, 0, 0
     while todo:
         pid = todo.pop()
         todo.extend(tree.get(pid, []))
         try:
-            with open(f"/proc/{pid}/statm") as fh:
-                sizes.append(int(fh.read().split()[1]) * PAGE)
+            rss, pss = _memory(pid)
         except OSError:
             continue
-    return sum(sizes), max(sizes, default=0), len(sizes)
+        pss_sum, rss_max, count = pss_sum + pss, max(rss_max, rss), count + 1
+    return pss_sum, rss_max, count
 
 
 def wal_files(warehouse: Path) -> dict[str, int]:
@@ -106,7 +120,7 @@ def watch(command: list[str], warehouse: Path, interval: float, report_every: fl
     started = time.perf_counter()
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peaks: dict[str, int] = {}
-    peak = {"instance_bytes": 0, "rss_sum_bytes": 0, "rss_max_process_bytes": 0, "processes": 0, "wal_total_bytes": 0}
+    peak = {"instance_bytes": 0, "pss_sum_bytes": 0, "rss_max_process_bytes": 0, "processes": 0, "wal_total_bytes": 0}
     timeline, last_report = [], -report_every
     stderr_tail: list[str] = []
     import threading
@@ -118,20 +132,20 @@ def watch(command: list[str], warehouse: Path, interval: float, report_every: fl
 
     threading.Thread(target=drain, daemon=True).start()
     while proc.poll() is None:
-        rss_sum, rss_max, n = tree_rss(proc.pid)
+        pss_sum, rss_max, n = tree_memory(proc.pid)
         wals = wal_files(warehouse)
         home = warehouse / "dagster_home"
         instance = dir_bytes(home) if home.exists() else 0
         for name, size in wals.items():
             peaks[name] = max(peaks.get(name, 0), size)
-        for key, value in (("instance_bytes", instance), ("rss_sum_bytes", rss_sum), ("rss_max_process_bytes", rss_max),
+        for key, value in (("instance_bytes", instance), ("pss_sum_bytes", pss_sum), ("rss_max_process_bytes", rss_max),
                            ("processes", n), ("wal_total_bytes", sum(wals.values()))):
             peak[key] = max(peak[key], value)
         now = time.perf_counter() - started
         if now - last_report >= report_every:
             last_report = now
             biggest = max(wals.items(), key=lambda kv: kv[1], default=("", 0))
-            sample = {"t": round(now), "instance_mb": round(instance / 2**20, 1), "rss_sum_mb": round(rss_sum / 2**20),
+            sample = {"t": round(now), "instance_mb": round(instance / 2**20, 1), "pss_sum_mb": round(pss_sum / 2**20),
                       "biggest_wal": biggest[0], "biggest_wal_mb": round(biggest[1] / 2**20, 1)}
             timeline.append(sample)
             print(json.dumps(sample), file=sys.stderr, flush=True)
@@ -181,7 +195,7 @@ def main() -> None:
                                                                         key=lambda kv: -kv[1])[:8]},
             "instance_peak_kb_per_document": round(peaks["instance_bytes"] / max(documents, 1) / 1024, 1),
             "instance_end_kb_per_document": round(instance_end / max(documents, 1) / 1024, 1),
-            "rss_sum_peak_mb": round(peaks["rss_sum_bytes"] / 2**20), "rss_max_process_peak_mb": round(peaks["rss_max_process_bytes"] / 2**20),
+            "pss_sum_peak_mb": round(peaks["pss_sum_bytes"] / 2**20), "rss_max_process_peak_mb": round(peaks["rss_max_process_bytes"] / 2**20),
             "processes_peak": peaks["processes"], "load_before": load_before, "load_after": os.getloadavg()[0],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "timeline": watched["timeline"],
             "stderr_tail": watched["stderr_tail"],

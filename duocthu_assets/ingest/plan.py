@@ -16,6 +16,10 @@ INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents
 EMBEDDING_ASSET = "embeddings"
 WORKERS_ENV = "DUOCTHU_INGEST_WORKERS"
 SPLIT_AT = 40  # documents; a smaller range is not worth a process (its run costs ~1 s to set up)
+# documents in one run at most: a run's process keeps every event of the run
+# until it ends (Dagster's in-process result), so its memory, and the plan it
+# writes first, grow with the run; cut here they are bounded whatever the inbox
+MAX_RUN_DOCUMENTS = 1000
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,7 @@ def plan_runs(
     least ``SPLIT_AT // 2`` documents add up to ``SPLIT_AT`` or more and
     stages before embedding remain, those ranges run without their embeddings
     (they follow next round), each cut into as many parts as it holds
-    workers' shares."""
+    workers' shares. No run holds more than ``MAX_RUN_DOCUMENTS``."""
     apart = set(apart)
     groups: dict[tuple[frozenset[str], bool], list[str]] = defaultdict(list)
     for doc, assets in remaining.items():
@@ -83,7 +87,12 @@ def plan_runs(
                 planned += [PlannedRun(tuple(part), before_embedding) for part in parts]
             else:
                 planned.append(PlannedRun(tuple(keys), assets))
-    return planned
+    return [PlannedRun(tuple(piece), run.assets) for run in planned for piece in at_most(list(run.keys), MAX_RUN_DOCUMENTS)]
+
+
+def at_most(keys: list[str], size: int) -> list[list[str]]:
+    """``keys`` cut into consecutive pieces of at most ``size``, as even as can be."""
+    return split_evenly(keys, -(-len(keys) // size)) if keys else []
 
 
 def contiguous_ranges(keys: Iterable[str], order: list[str]) -> list[list[str]]:

@@ -27,9 +27,9 @@ documents; `duocthu prune`, or the `prune_history` schedule, runs it.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Iterable
+from datetime import UTC, datetime
 
 import dagster as dg
 
@@ -107,7 +107,7 @@ def prune_superseded_runs(
     if keep_recent < 0:
         raise ValueError(f"keep_recent must be 0 or more, not {keep_recent}")
     started = time.perf_counter()
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     candidates = [run.run_id for run in instance.get_runs(filters=dg.RunsFilter(statuses=FINISHED, created_before=now))]
     recent = {run.run_id for run in instance.get_runs(limit=keep_recent)} if keep_recent else set()
     live = live_runs(instance, check_keys)
