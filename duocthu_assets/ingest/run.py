@@ -51,7 +51,7 @@ from ..warehouse import Warehouse, remove_stale_temp_files
 from ..runtime import inbox_snapshot
 from ..runtime.blocked import settle_blocked
 from .index_refresh import refresh_index_until_current
-from .plan import ingest_workers
+from .plan import LARGE_DOCUMENT_BYTES, ingest_workers
 from .report import (
     DocumentSummary,
     IngestResult,
@@ -126,18 +126,19 @@ def _ingest(
     todo = [r.doc_id for r in to_build]
     print(f"duocthu: {len(records)} documents, {len(todo)} to build, {len(records) - len(todo)} unchanged", file=sys.stderr)
     refused = {r.doc_id for r in to_build if refused_on_sight(r)}
+    large = frozenset(r.doc_id for r in to_build if r.size_bytes > LARGE_DOCUMENT_BYTES and r.doc_id not in refused)
 
     partitions = list(instance.get_dynamic_partitions("documents"))
     known = set(partitions)
-    # new partitions in discovery order, those refused on sight last: a run
-    # covers a contiguous range of partitions, so a refused file in the
-    # middle would cut the others' range in two (two embedding runs, not one)
-    new_keys = sorted((r.doc_id for r in records if r.doc_id not in known), key=lambda doc: doc in refused)
+    # new partitions in discovery order, those refused on sight and the large
+    # ones last: a run covers a contiguous range of partitions, so such a file
+    # in the middle would cut the others' range in two (two embedding runs)
+    new_keys = sorted((r.doc_id for r in records if r.doc_id not in known), key=lambda doc: (doc in refused, doc in large))
     if new_keys:
         instance.add_dynamic_partitions("documents", new_keys)
         partitions = list(instance.get_dynamic_partitions("documents"))
 
-    built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused)
+    built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused, large)
     runs = built.runs
     runs += settle_blocked(job, instance, sorted(built.stopped), run_config=QUIET)  # their unreached checks: skipped
     runs += refresh_index_until_current(defs, instance, warehouse, force=bool(todo), built=todo)
