@@ -1,4 +1,4 @@
-"""The `duocthu` command: ingest, search, serve, eval."""
+"""The `duocthu` command: ingest, search, serve, eval, prune."""
 
 from __future__ import annotations
 
@@ -65,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_eval import add_eval_parser
 
     add_eval_parser(sub)
+
+    from .cli_prune import add_prune_parser
+
+    add_prune_parser(sub)
     return parser
 
 

@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 INGEST_ASSETS = ("raw_documents", "segments", "lifted_blocks", "parsed_documents", "crops", "chunks", "embeddings")
 EMBEDDING_ASSET = "embeddings"
 WORKERS_ENV = "DUOCTHU_INGEST_WORKERS"
 SPLIT_AT = 40  # documents; a smaller range is not worth a process (its run costs ~1 s to set up)
+# documents in one run at most: a run's process keeps every event of the run
+# until it ends (Dagster's in-process result), so its memory, and the plan it
+# writes first, grow with the run; cut here they are bounded whatever the inbox
+MAX_RUN_DOCUMENTS = 1000
+# a file this large runs alone, after the others of its round: whatever it
+# costs (up to its own time and memory budgets), the small ones beside it
+# are not in its run and are started first
+LARGE_DOCUMENT_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,8 @@ def split_evenly(keys: list[str], parts: int) -> list[list[str]]:
 
 
 def plan_runs(
-    remaining: dict[str, frozenset[str]], order: list[str], workers: int, apart: Iterable[str] = ()
+    remaining: dict[str, frozenset[str]], order: list[str], workers: int, apart: Iterable[str] = (),
+    alone: Iterable[str] = (),
 ) -> list[PlannedRun]:
     """This round's runs: documents needing the same assets, in contiguous
     ranges. Documents in ``apart`` (refused on sight) get ranges of their own,
@@ -60,11 +69,19 @@ def plan_runs(
     least ``SPLIT_AT // 2`` documents add up to ``SPLIT_AT`` or more and
     stages before embedding remain, those ranges run without their embeddings
     (they follow next round), each cut into as many parts as it holds
-    workers' shares."""
-    apart = set(apart)
+    workers' shares. No run holds more than ``MAX_RUN_DOCUMENTS``. Each
+    document in ``alone`` (a large file) gets a run of its own after all the
+    others, its embedding left to the next round like a large range's."""
+    apart, alone = set(apart), set(alone) - set(apart)
     groups: dict[tuple[frozenset[str], bool], list[str]] = defaultdict(list)
+    last = []
+    for doc in sorted(alone & remaining.keys(), key=order.index):
+        assets = remaining[doc]
+        before_embedding = assets - {EMBEDDING_ASSET}
+        last.append(PlannedRun((doc,), before_embedding if workers > 1 and before_embedding else assets))
     for doc, assets in remaining.items():
-        groups[(assets, doc in apart)].append(doc)
+        if doc not in alone:
+            groups[(assets, doc in apart)].append(doc)
     planned = []
     for (assets, refused), docs in groups.items():
         ranges = contiguous_ranges(docs, order)
@@ -83,7 +100,13 @@ def plan_runs(
                 planned += [PlannedRun(tuple(part), before_embedding) for part in parts]
             else:
                 planned.append(PlannedRun(tuple(keys), assets))
-    return planned
+    cut = [PlannedRun(tuple(piece), run.assets) for run in planned for piece in at_most(list(run.keys), MAX_RUN_DOCUMENTS)]
+    return cut + last
+
+
+def at_most(keys: list[str], size: int) -> list[list[str]]:
+    """``keys`` cut into consecutive pieces of at most ``size``, as even as can be."""
+    return split_evenly(keys, -(-len(keys) // size)) if keys else []
 
 
 def contiguous_ranges(keys: Iterable[str], order: list[str]) -> list[list[str]]:

@@ -117,13 +117,14 @@ def execute_round(
 
 def run_rounds(
     job: dg.JobDefinition, instance: dg.DagsterInstance, warehouse_root: str, todo: list[str], order: list[str],
-    workers: int, refused: set[str],
+    workers: int, refused: set[str], large: frozenset[str] = frozenset(),
 ) -> Rounds:
     """Build every asset of each document of ``todo``: a round of planned
     runs, then another for the documents only skipped (because another
     document of their run failed), selecting just the assets they still
     need, until none is left (at most ``MAX_ROUNDS``). ``order``: the
-    partitions in order; ``refused``: the documents refused on sight."""
+    partitions in order; ``refused``: the documents refused on sight;
+    ``large``: the documents that run alone, after the others (plan.py)."""
     remaining: dict[str, set[str]] = {doc: set(INGEST_ASSETS) for doc in todo}
     done = Rounds()
     for _ in range(MAX_ROUNDS):
@@ -134,7 +135,7 @@ def run_rounds(
         }
         if not wanted:
             break
-        planned = plan_runs(wanted, order, workers, apart=refused)
+        planned = plan_runs(wanted, order, workers, apart=refused, alone=large)
         for run, outcome in execute_round(job, instance, warehouse_root, planned, workers):
             done.runs += 1
             done.embedding_stats.update(outcome.embedding_stats)

@@ -54,7 +54,7 @@ from ..runtime import inbox_snapshot
 from ..runtime.step_failures import is_transient
 from .index_refresh import refresh_index_until_current, tables_behind
 from .leases import Leases
-from .plan import ingest_workers
+from .plan import LARGE_DOCUMENT_BYTES, ingest_workers
 from .report import (
     DocumentSummary,
     IngestResult,
@@ -143,7 +143,9 @@ def _ingest(
     # middle would cut the others' range in two (two embedding runs, not one)
     due = set(todo)
     refused = {r.doc_id for r in records if r.doc_id in due and refused_on_sight(r)}
-    new_keys = sorted((r.doc_id for r in records if r.doc_id not in known), key=lambda doc: doc in refused)
+    # and the large ones last too (they run alone, after the small ones)
+    large = frozenset(r.doc_id for r in records if r.doc_id in due and r.size_bytes > LARGE_DOCUMENT_BYTES and r.doc_id not in refused)
+    new_keys = sorted((r.doc_id for r in records if r.doc_id not in known), key=lambda doc: (doc in refused, doc in large))
     if new_keys:
         instance.add_dynamic_partitions("documents", new_keys)
         partitions = list(instance.get_dynamic_partitions("documents"))
@@ -151,14 +153,14 @@ def _ingest(
     leases = Leases(warehouse)
     try:
         mine, theirs = leases.take(todo)
-        done = _build(job, instance, warehouse, registry, warehouse_root, mine, partitions, workers, refused, version)
+        done = _build(job, instance, warehouse, registry, warehouse_root, mine, partitions, workers, refused, large, version)
         leases.release()
         if theirs:  # another ingest builds these now: wait for it, then build what it left due
             print(f"duocthu: {len(theirs)} document(s) being built by another ingest: waiting for it", file=sys.stderr)
             leases.wait_and_take(theirs)
             registry.reload()
             still = [d for d in theirs if needs_build(registry.records[d], version)]
-            done.merge(_build(job, instance, warehouse, registry, warehouse_root, still, partitions, workers, refused, version))
+            done.merge(_build(job, instance, warehouse, registry, warehouse_root, still, partitions, workers, refused, large, version))
     finally:
         leases.close()
     tables_errors: list[str] = []
@@ -192,14 +194,14 @@ class _Built:
 
 
 def _build(job, instance, warehouse: Warehouse, registry: Registry, warehouse_root: str, todo: list[str],
-           partitions: list[str], workers: int, refused: set[str], version: str) -> _Built:
+           partitions: list[str], workers: int, refused: set[str], large: frozenset[str], version: str) -> _Built:
     """Build ``todo`` (their leases held), summarize them, and record as
     built those that did not fail for a passing cause (:func:`is_transient`:
     a full disk, a killed worker, a lost race), so the next ingest builds
     those again once the cause is gone; "unchanged" never hides them."""
     if not todo:
         return _Built()
-    built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused & set(todo))
+    built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused & set(todo), large & set(todo))
     runs = built.runs
     summaries = summarize(warehouse, instance, registry, todo, built.stopped, built.run_errors, built.embedding_stats, set(todo))
     retry = {d.doc_id for d in summaries if d.status in ("failed", "blocked") and is_transient(d.reason)}

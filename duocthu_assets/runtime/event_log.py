@@ -15,7 +15,9 @@ This subclass changes how rows are written, never which rows:
 - one engine per shard (the run's own database and the cross-run index), kept
   in a small LRU, each pooling one open connection;
 - ``PRAGMA journal_size_limit`` (1 MB) on each connection, so a WAL file
-  shrinks back after each checkpoint instead of staying at its largest;
+  shrinks back after each checkpoint instead of staying at its largest, and
+  a log past 64 MB checkpointed and emptied after the write that passed it,
+  whoever else reads (:mod:`duocthu_assets.runtime.wal_bound`);
 - ``PRAGMA synchronous=NORMAL`` on each connection: with the WAL journal that
   Dagster already sets, a commit no longer waits for fsync; a power cut can
   lose the last transactions but never corrupts the database (SQLite's
@@ -87,6 +89,8 @@ from sqlalchemy.pool import QueuePool
 
 from .check_partition_index import ensure_check_partition_index
 from .planned_checks import PlannedCheckRowsWithoutCopies
+from .run_deletion import DeletedRunsLeaveNothing, remove_sqlite_files
+from .wal_bound import bound_wal
 from .dagster_private import (
     ASSET_EVENTS,
     INDEX_SHARD_NAME,
@@ -119,7 +123,7 @@ def _set_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogStorage):
+class PooledSqliteEventLogStorage(DeletedRunsLeaveNothing, PlannedCheckRowsWithoutCopies, SqliteEventLogStorage):
     """``SqliteEventLogStorage`` that keeps its engines and connections."""
 
     def __init__(self, base_dir: str, inst_data=None):
@@ -179,6 +183,8 @@ class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogS
                     if first and shard == INDEX_SHARD_NAME:
                         ensure_check_partition_index(conn)
                     yield conn
+            # committed: the log checkpointed once it is past its bound
+            bound_wal(self.path_for_shard(shard), SQLITE_BUSY_TIMEOUT_SECONDS)
 
     def has_table(self, table_name: str) -> bool:
         if table_name in self._known_tables:
@@ -310,6 +316,15 @@ class PooledSqliteEventLogStorage(PlannedCheckRowsWithoutCopies, SqliteEventLogS
         self._stamp_lock = threading.Lock()
         self._close_stamp_connection(close=False)  # the parent's
         self._dispose_engines(close=False)
+
+    def forget_run_storage(self, run_id: str) -> None:
+        # a deleted run's own database: emptied by Dagster, removed here
+        with self._engines_lock:
+            engine = self._engines.pop(run_id, None)
+        if engine is not None:
+            engine.dispose()
+        self._initialized_dbs.discard(run_id)
+        remove_sqlite_files(self.path_for_shard(run_id))
 
     def wipe(self) -> None:
         self._close_stamp_connection()

@@ -50,7 +50,9 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 200.0
 MAX_CSV_FIELD_BYTES = 16 * 1024 * 1024
-MAX_SHEET_CELLS = 4_000_000  # grid positions of one sheet once its empty rows/columns are collapsed (~1 GB)
+# grid positions of one sheet (once its empty rows/columns are collapsed) or
+# one CSV: ~0.5 GB laid out from a sheet, ~1 GB from a CSV's one long line
+MAX_SHEET_CELLS = 2_000_000
 MEMORY_BUDGET_MB = 4096  # per document, in its parser / crop / chunk child process, beyond what the child inherited
 STEP_TIMEOUT_S = 600.0  # per document, for cropping and for chunking (parsing has parse_timeout_s)
 MAX_CHUNKS_PER_DOCUMENT = 20_000  # more would take hours to embed (~2-50 chunks/s on two cores)

@@ -196,7 +196,7 @@ CASES: list[Case] = [
          "17-billion-cell extent; the stray cell is kept and cited as Data!XFD1048576"),
     Case("parse/office/sparse_diagonal.xlsx", REJECTED, r"max_sheet_cells", make=ooxml.make_diagonal_xlsx,
          proves="2,100 cells on a diagonal need 4.4 million grid positions even collapsed: refused with the numbers "
-         "(max_sheet_cells, default 4,000,000), never a MemoryError"),
+         "(max_sheet_cells, default 2,000,000), never a MemoryError"),
     # ----------------------------------------------------------------- CSV
     Case("ok/csv/latin1.csv", OK, corpus="csvkit__test_latin1.csv", indexed_text="©", warning=r"not UTF-8",
          proves="non-UTF-8 (byte 0xA9): decoded in the detected code page, named in a warning, nothing replaced"),

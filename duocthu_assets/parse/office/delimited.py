@@ -110,13 +110,15 @@ def sniff(text: str) -> type[csv.Dialect] | csv.Dialect:
 
 def read_records(text: str, dialect, settings: Settings) -> tuple[list[list[str]], list[str]]:
     """Every record, with any repair named in a warning. A field over
-    ``max_csv_field_bytes`` characters, or a quote never closed, fails."""
+    ``max_csv_field_bytes`` characters, or a quote never closed, fails; so
+    does a table whose rows × columns pass ``max_sheet_cells`` (as a sheet's
+    do), found while reading, before any cell is normalized or laid out."""
     warnings: list[str] = []
     previous_limit = csv.field_size_limit()
     csv.field_size_limit(settings.max_csv_field_bytes)
     try:
         try:
-            return _records(text, dialect, strict=True), warnings
+            return _records(text, dialect, strict=True, max_cells=settings.max_sheet_cells), warnings
         except csv.Error as exc:
             if "field larger than field limit" in str(exc):
                 raise DocumentRejected(
@@ -130,13 +132,24 @@ def read_records(text: str, dialect, settings: Settings) -> tuple[list[list[str]
                 ) from exc
             line = _error_line(text, dialect)
             warnings.append(f"CSV quoting is malformed near line {line} ({exc}); read leniently: check that row")
-            return _records(text, dialect, strict=False), warnings
+            return _records(text, dialect, strict=False, max_cells=settings.max_sheet_cells), warnings
     finally:
         csv.field_size_limit(previous_limit)
 
 
-def _records(text: str, dialect, strict: bool) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(text, newline=""), dialect=dialect, strict=strict))
+def _records(text: str, dialect, strict: bool, max_cells: int) -> list[list[str]]:
+    records: list[list[str]] = []
+    widest = 0
+    for record in csv.reader(io.StringIO(text, newline=""), dialect=dialect, strict=strict):
+        records.append(record)
+        widest = max(widest, len(record))
+        if len(records) * widest > max_cells:  # the grid every row is padded to
+            raise DocumentRejected(
+                f"CSV of at least {len(records):,} rows × {widest:,} columns = {len(records) * widest:,} cells, over the "
+                f"{max_cells:,} a table may have (max_sheet_cells) — split the file, check its delimiter and line "
+                "endings, or raise max_sheet_cells in its collection.toml"
+            )
+    return records
 
 
 def _error_line(text: str, dialect) -> int:

@@ -230,6 +230,18 @@ def test_oversized_field_is_refused():
     assert csv.field_size_limit() != 1000  # the process-wide limit is restored
 
 
+def test_a_csv_wider_than_max_sheet_cells_is_refused_while_read():
+    """One line of many cells (the red team's 50 MB one-line CSV, small):
+    refused with the numbers as soon as rows x columns pass the limit."""
+    one_line = ",".join(f"thuoc{i:05d}" for i in range(3000)).encode() + b"\r\n"
+    with pytest.raises(DocumentRejected, match=r"1 rows × 3,000 columns = 3,000 cells, over the 2,000 a table may have \(max_sheet_cells\)"):
+        parse_bytes(one_line, Format.CSV, Settings(max_sheet_cells=2000))
+    tall = b"a,b\r\n" * 600 + b"a,b,c,d\r\n"  # one wide row pads every row
+    with pytest.raises(DocumentRejected, match="601 rows × 4 columns = 2,404 cells"):
+        parse_bytes(tall, Format.CSV, Settings(max_sheet_cells=2000))
+    assert len(parse_bytes(b"a,b\r\n" * 600, Format.CSV, Settings(max_sheet_cells=2000)).segments) >= 600
+
+
 def test_banner_row_above_header_in_csv():
     data = "Payroll March,,\r\nName,Role,Salary\r\nAli,Clerk,3100\r\nReza,Lead,7100\r\n".encode()
     doc = parse_bytes(data, Format.CSV)

@@ -1,0 +1,179 @@
+"""The Dagster instance over nightly cycles, with and without retention.
+
+    nice -n 10 .venv/bin/python bench/nightly_retention.py --documents 1000 --nights 30 [--changed 0.01] [--no-prune]
+
+Seeds ``--documents`` of bench's tiny CSVs with one `duocthu ingest`, then
+each night: ``--changed`` of the documents (drawn at random, seeded) get a
+new row; the nightly schedule's tick is evaluated through Dagster (as the
+daemon does) and each run it requests is executed (one run of the ``ingest``
+job per changed document, in process, with the request's partition and
+tags); what the success sensor does after it is done (the document recorded
+as built), and one index refresh run per night (the sensor requests one per
+ingest run; one a night here, to keep the bench short). Then `duocthu
+prune`'s retention (``--no-prune``: none). After each night: the instance's
+bytes on disk, its *used* bytes (SQLite's free pages, which the next writes
+reuse, left out), runs, and runs deleted.
+
+Prints one JSON line per night, then a summary; ``--out FILE`` writes all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import dagster as dg
+
+from bench.ingest import CSV
+
+
+def instance_bytes(home: Path) -> tuple[int, int]:
+    """(bytes on disk, bytes used): every file under the instance's home, each
+    SQLite write-ahead log first checkpointed into its database (as it is when
+    no process has the instance open); for each database, its free pages
+    subtracted from the used figure."""
+    for wal in home.rglob("*.db-wal"):
+        with contextlib.closing(sqlite3.connect(str(wal)[: -len("-wal")], timeout=60)) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    total = free = 0
+    for path in home.rglob("*"):
+        if not path.is_file():
+            continue
+        total += path.stat().st_size
+        if path.suffix == ".db":
+            with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+                pages, size = conn.execute("PRAGMA freelist_count").fetchone()[0], conn.execute("PRAGMA page_size").fetchone()[0]
+                free += pages * size
+    return total, total - free
+
+
+def index_tables(home: Path) -> dict[str, int]:
+    """KB used by each table and index of the instance's event index, the largest first."""
+    with contextlib.closing(sqlite3.connect(home / "history" / "runs" / "index.db")) as conn:
+        rows = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 6").fetchall()
+    return {name: size // 1024 for name, size in rows}
+
+
+def night(instance, defs, warehouse: Path, inbox: Path, changed: list[str], k: int) -> dict:
+    from duocthu_assets.automation import nightly_reingest, record_built
+    from duocthu_assets.inbox.registry import Registry
+    from duocthu_assets.resources import WarehouseResource
+    from duocthu_assets.version import code_version
+
+    for name in changed:
+        (inbox / name).write_text(CSV + f"Night {k},{k}\n")
+    started = time.perf_counter()
+    with dg.build_schedule_context(instance=instance, resources={"warehouse": WarehouseResource(root=str(warehouse))},
+                                   repository_def=defs.get_repository_def()) as context:
+        tick = nightly_reingest.evaluate_tick(context)
+    requests = tick.run_requests or []
+    ingest_job, refresh_job = defs.get_job_def("ingest"), defs.get_job_def("refresh_search_index")
+    failed = 0
+    for request in requests:
+        result = ingest_job.execute_in_process(instance=instance, partition_key=request.partition_key,
+                                               tags=dict(request.tags), raise_on_error=False)
+        failed += not result.success
+        if result.success:
+            record_built(Registry(_warehouse(warehouse)), [request.partition_key], code_version())
+    refresh_job.execute_in_process(instance=instance, raise_on_error=False)
+    return {"night": k, "runs_requested": len(requests), "runs_failed": failed,
+            "night_seconds": round(time.perf_counter() - started, 1)}
+
+
+def _warehouse(root: Path):
+    from duocthu_assets.warehouse import Warehouse
+
+    return Warehouse(str(root))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--documents", type=int, default=1000)
+    parser.add_argument("--nights", type=int, default=30)
+    parser.add_argument("--changed", type=float, default=0.01, help="share of the documents changed each night")
+    parser.add_argument("--no-prune", action="store_true", help="no retention step (the baseline)")
+    parser.add_argument("--keep-recent", type=int, default=10)
+    parser.add_argument("--keep", metavar="DIR", help="work in DIR (kept)")
+    parser.add_argument("--out", metavar="FILE")
+    args = parser.parse_args()
+
+    from duocthu_assets.definitions import build_definitions
+    from duocthu_assets.ingest.run import ingest
+    from duocthu_assets.runtime.instance import dagster_home_for, open_instance
+    from duocthu_assets.runtime.retention import prune_superseded_runs
+
+    root = Path(args.keep or tempfile.mkdtemp(prefix="duocthu-nightly-"))
+    inbox, warehouse = root / "inbox", root / "wh"
+    inbox.mkdir(parents=True, exist_ok=True)
+    names = [f"doc_{i:06d}.csv" for i in range(args.documents)]
+    for name in names:
+        (inbox / name).write_text(CSV)
+    rows = []
+    try:
+        started = time.perf_counter()
+        with contextlib.redirect_stderr(io.StringIO()):
+            seeded = ingest([str(inbox)], str(warehouse), out=io.StringIO(), show_progress=False)
+        home = dagster_home_for(str(warehouse))
+        disk, used = instance_bytes(home)
+        base = {"index_tables_kb": index_tables(home), "documents": args.documents, "ok": sum(d.status == "ok" for d in seeded.documents),
+                "seed_seconds": round(time.perf_counter() - started, 1), "disk_mb": round(disk / 2**20, 2),
+                "used_mb": round(used / 2**20, 2), "load": os.getloadavg()[0]}
+        print(json.dumps(base), flush=True)
+        os.environ["DUOCTHU_INBOX"] = str(inbox)
+        defs = build_definitions(str(warehouse))
+        check_keys = defs.resolve_asset_graph().asset_check_keys
+        rng = random.Random(41)
+        ever_changed: set[str] = set()
+        per_night = max(1, round(args.documents * args.changed))
+        instance = open_instance(str(warehouse))
+        try:
+            for k in range(1, args.nights + 1):
+                changed = rng.sample(names, per_night)
+                ever_changed.update(changed)
+                with contextlib.redirect_stderr(io.StringIO()):
+                    row = night(instance, defs, warehouse, inbox, changed, k)
+                before_disk, before_used = instance_bytes(home)
+                row.update(before_prune_disk_mb=round(before_disk / 2**20, 2), before_prune_used_mb=round(before_used / 2**20, 2))
+                if not args.no_prune:
+                    pruned = prune_superseded_runs(instance, check_keys, keep_recent=args.keep_recent)
+                    row.update(runs_deleted=len(pruned.runs_deleted), prune_seconds=round(pruned.seconds, 1))
+                disk, used = instance_bytes(home)
+                row.update(disk_mb=round(disk / 2**20, 2), used_mb=round(used / 2**20, 2), runs=len(instance.get_run_ids()),
+                           index_tables_kb=index_tables(home),
+                           documents_ever_changed=len(ever_changed), load=round(os.getloadavg()[0], 1))
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+        finally:
+            instance.dispose()
+        kb_per_doc = base["used_mb"] * 1024 / args.documents
+        last = rows[-1] if rows else {}
+        summary = {
+            "summary": True, "prune": not args.no_prune, "nights": args.nights, "changed_per_night": per_night,
+            "kb_per_document_after_seed": round(kb_per_doc, 1),
+            "growth_used_mb": round(last.get("used_mb", 0) - base["used_mb"], 2),
+            "growth_disk_mb": round(last.get("disk_mb", 0) - base["disk_mb"], 2),
+            "changed_documents_share_mb": round(last.get("documents_ever_changed", 0) * kb_per_doc / 1024, 2),
+            "changes_share_mb": round(args.nights * per_night * kb_per_doc / 1024, 2),
+        }
+        print(json.dumps(summary), flush=True)
+        if args.out:
+            Path(args.out).write_text(json.dumps({"seed": base, "nights": rows, "summary": summary}, indent=1) + "\n")
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
