@@ -3,23 +3,15 @@ the issue's ranges, image only, and the truth read from the text layer."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 import pymupdf
 
-from tests.support.paths import REPO, corpus_path
+from tests.support.paths import corpus_path
+from tests.support.scripts import load_bench
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
-
-SCANS = _load("ocr_scans")
+SCANS = load_bench("ocr_scans")
 
 
 def _page_pdf() -> pymupdf.Document:

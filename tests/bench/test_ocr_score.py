@@ -4,23 +4,14 @@ wrong, invented, withheld, and wrong outside an uncertain span."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import unicodedata
 
-from tests.support.paths import REPO
+from tests.support.scripts import load_bench
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
-
-S = _load("ocr_score")
-P = _load("ocr_policy")
+S = load_bench("ocr_score")
+P = load_bench("ocr_policy")
 
 
 def _words(*items):

@@ -1,5 +1,5 @@
-"""The repository's generator scripts (scripts/*.py) loaded as modules, for
-the tests that check what they make."""
+"""The repository's generator scripts (scripts/*.py) and benches
+(bench/*.py) loaded as modules, for the tests that check what they make."""
 
 from __future__ import annotations
 
@@ -13,9 +13,18 @@ def load_script(name: str):
     """``scripts/<name>.py`` executed as the module ``name`` (registered in
     ``sys.modules``, where its dataclasses look their module up; scripts/
     on the path, for the siblings it imports)."""
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    return _load("scripts", name)
+
+
+def load_bench(name: str):
+    """``bench/<name>.py`` executed as the module ``name``, as :func:`load_script`."""
+    return _load("bench", name)
+
+
+def _load(folder: str, name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / folder / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    sys.path.insert(0, str(REPO / "scripts"))
+    sys.path.insert(0, str(REPO / folder))
     spec.loader.exec_module(module)
     return module
