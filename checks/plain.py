@@ -24,8 +24,8 @@ PLAIN: dict[str, Plain] = {
     "document_accepted": Plain("the file is not a kind duocthu reads", "save it as PDF, DOCX, XLSX or CSV and add it again"),
     "document_parsed": Plain("the file could not be opened or read", "open it yourself; if it opens, save or export it again and add it again"),
     "no_pages_need_ocr": Plain(
-        "some pages are pictures of text (a scan) that no search can read",
-        "run OCR on the file (for example ocrmypdf) and add it again, or ask for the original digital file",
+        "some pages are pictures of text (a scan) that could not be read well enough, or OCR is off for this collection",
+        "scan the pages again (300 dpi, straight, clean) and add the file again, or ask for the original digital file; if OCR is off, ask the team that runs duocthu to turn it on",
     ),
     "document_has_text": Plain("the file holds no text at all", "check that it is the right file; if it is a scan, run OCR on it first"),
     "every_pdf_character_accounted": Plain(

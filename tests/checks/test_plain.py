@@ -30,7 +30,8 @@ def test_each_message_says_what_is_wrong_on_which_pages_and_what_to_do():
         assert message.endswith(plain.todo + ".") and "technical detail" not in message, message
         assert rule.name not in message  # the id is shown beside it, not inside it
     one = plain_message("no_pages_need_ocr", RuleResult(False, 1, ("page 1",), (1,), ""))
-    assert one.startswith("Some pages are pictures of text (a scan) that no search can read (page 1). What to do: run OCR")
+    assert one.startswith("Some pages are pictures of text (a scan) that could not be read well enough, or OCR is off for this "
+                           "collection (page 1). What to do: scan the pages again")
     assert "(page" not in plain_message("document_accepted", RuleResult(False, 1, ("x.doc",), (), ""))
 
 

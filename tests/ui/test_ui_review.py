@@ -34,7 +34,7 @@ def test_the_first_failing_rule_in_pipeline_order_is_named_with_its_evidence():
     table = markdown_table(blocked, 3)
     assert "| scan.pdf | blocked | `parsed_documents.no_pages_need_ocr` | 1, 2 |" in table
     assert ("- **scan.pdf** — blocked (`parsed_documents.no_pages_need_ocr`): Some pages are pictures of text (a scan) that "
-            "no search can read (pages 1, 2). What to do: run OCR") in table
+            "could not be read well enough, or OCR is off for this collection (pages 1, 2). What to do: scan the pages again") in table
     assert "  *Details:* 2 pages need OCR \\| no text layer" in table  # the rule's own words, beside its id
     assert table.startswith("**1 blocked, 0 rejected, 0 failed, 2 ok of 3 documents**")
     assert summary_line(blocked, 3) == (
