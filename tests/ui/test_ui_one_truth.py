@@ -247,7 +247,7 @@ def test_screenshots_of_each_view(views):
             page.get_by_text("[Show Markdown]").first.click()
             dialog = page.get_by_role("dialog")
             expect(dialog).to_contain_text("2 blocked, 2 rejected, 0 failed, 2 ok of 6 documents")
-            expect(dialog).to_contain_text("What to do: run OCR")
+            expect(dialog).to_contain_text("What to do: scan the pages again")
             expect(dialog).to_contain_text("parsed_documents.no_pages_need_ocr")
             shot("review_table")
             page.keyboard.press("Escape")
