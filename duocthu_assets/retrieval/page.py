@@ -25,7 +25,7 @@ from typing import Any
 
 from .answer import WITHHELD, Answer
 from .index import LoadedIndex
-from .page_files import PageFiles, crop_url, hit_text_source, render_url
+from .page_files import PageFiles, crop_url, render_url
 from .query import DEFAULT_MODE, MAX_QUERY_CHARS, MODES
 
 CONTENT_SECURITY_POLICY = (
@@ -112,7 +112,7 @@ def card_html(answer: Answer, files: PageFiles, index: LoadedIndex) -> str:
         badges.append('<span class="badge crop-only">the answer is the crop</span>')
     elif not answer.complete:
         badges.append('<span class="badge incomplete">incomplete: numbers withheld</span>')
-    if hit_text_source(answer) == "ocr":
+    if answer.text_source == "ocr":
         badges.append('<span class="badge ocr">read from a scan</span>')
     page = answer.physical_pages[0] if answer.physical_pages else None
     page_link = f' · <a href="{_e(render_url(answer.doc_id, page))}">whole page</a>' if can_render(page) and answer.mode != "crop_only" else ""

@@ -27,7 +27,7 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from urllib.parse import urlencode
 
 import pyarrow.compute as pc
 
@@ -230,18 +230,8 @@ def render_pdf_page(data: bytes, page: int, dpi: int = RENDER_DPI, max_side: int
 
 
 def crop_url(doc_id: str, block_id: str) -> str:
-    from urllib.parse import urlencode
-
     return "/crop?" + urlencode({"doc": doc_id, "block": block_id})
 
 
 def render_url(doc_id: str, page: int) -> str:
-    from urllib.parse import urlencode
-
     return "/render?" + urlencode({"doc": doc_id, "page": page})
-
-
-def hit_text_source(answer: Any) -> str | None:
-    """The OCR provenance of a hit, once answers carry it (None until then)."""
-    value = getattr(answer, "text_source", None)
-    return value if isinstance(value, str) else None

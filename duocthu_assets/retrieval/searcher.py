@@ -28,6 +28,7 @@ from ..warehouse import Warehouse
 from .answer import Answer, answer_payload, format_hits, render_answer
 from .index import LoadedIndex, SearchError, file_stamp, load_index
 from .layout import INDEX_ASSET, LayoutError
+from .names import document_names
 from .query import RRF_K, Fusion, resolve_fusion, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
 from .structure import Resolution, resolve
 
@@ -120,8 +121,6 @@ class Searcher:
         cached = self._names
         if cached is not None and cached[0] is index:
             return cached[1]
-        from .names import document_names
-
         names = document_names(self.warehouse, sorted(set(index.rows.column("doc_id").to_pylist())))
         self._names = (index, names)
         return names
