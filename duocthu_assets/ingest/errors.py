@@ -19,20 +19,28 @@ def root_cause(error) -> str:
     return (error.message or "").strip() or "run failed"
 
 
-def disk_full_message(exc: BaseException, warehouse_root: str) -> str | None:
-    """For an ingest that stopped because the disk filled (Dagster's SQLite
-    event log says only "disk I/O error" or "database or disk is full"), what
-    to tell the user; None for any other error."""
+def _chain(exc: BaseException):
+    """``exc`` and the errors it was raised from or during, innermost last
+    (each once: a chain may loop)."""
     seen: set[int] = set()
     error: BaseException | None = exc
     while error is not None and id(error) not in seen:
         seen.add(id(error))
+        yield error
+        error = error.__cause__ or error.__context__
+
+
+def disk_full_message(exc: BaseException, warehouse_root: str) -> str | None:
+    """For an ingest that stopped because the disk filled (Dagster's SQLite
+    event log says only "disk I/O error" or "database or disk is full"), what
+    to tell the user; None for any other error."""
+    try:
+        free = shutil.disk_usage(Path(warehouse_root).absolute()).free
+    except OSError:
+        free = None
+    for error in _chain(exc):
         text = str(error).lower()
         full = (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)) or "no space left" in text
-        try:
-            free = shutil.disk_usage(Path(warehouse_root).absolute()).free
-        except OSError:
-            free = None
         if isinstance(error, sqlite3.OperationalError) or "sqlite3.operationalerror" in text:
             # SQLite says "disk I/O error" when a write hits a full disk: believed when the disk is (nearly) full
             full = full or "disk is full" in text or ("disk i/o error" in text and free is not None and free < 64 << 20)
@@ -42,7 +50,6 @@ def disk_full_message(exc: BaseException, warehouse_root: str) -> str | None:
             return (f"no space left on device while writing the warehouse {warehouse_root}{room}: {said} — "
                     "free some space (or move the warehouse to a larger disk) and run the same ingest again; what was "
                     "written is complete, and the documents not recorded as built are built again")
-        error = error.__cause__ or error.__context__
     return None
 
 
@@ -50,10 +57,7 @@ def unwritable_message(exc: BaseException, warehouse_root: str) -> str | None:
     """For an ingest that stopped because the warehouse cannot be written
     (permissions, a read-only file system), what to tell the user instead
     of a traceback; None for any other error."""
-    seen: set[int] = set()
-    error: BaseException | None = exc
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
+    for error in _chain(exc):
         denied = isinstance(error, PermissionError) or (isinstance(error, OSError) and error.errno in (errno.EACCES, errno.EROFS))
         text = str(error).lower()
         if denied or "readonly database" in text or "unable to open database file" in text:
@@ -61,5 +65,4 @@ def unwritable_message(exc: BaseException, warehouse_root: str) -> str | None:
             why = (error.strerror if isinstance(error, OSError) else None) or str(error).splitlines()[0]
             return (f"the warehouse {warehouse_root} cannot be written{where}: {why} — give this user write access to "
                     "it, or choose another folder with --warehouse")
-        error = error.__cause__ or error.__context__
     return None
