@@ -202,7 +202,6 @@ def _build(job, instance, warehouse: Warehouse, registry: Registry, warehouse_ro
     if not todo:
         return _Built()
     built = run_rounds(job, instance, warehouse_root, todo, partitions, workers, refused & set(todo), large & set(todo))
-    runs = built.runs
     summaries = summarize(warehouse, instance, registry, todo, built.stopped, built.run_errors, built.embedding_stats, set(todo))
     retry = {d.doc_id for d in summaries if d.status in ("failed", "blocked") and is_transient(d.reason)}
     if retry:
@@ -210,7 +209,7 @@ def _build(job, instance, warehouse: Warehouse, registry: Registry, warehouse_ro
               "the next ingest builds them again", file=sys.stderr)
     remember_outcomes(registry, [d for d in summaries if d.doc_id not in retry], version)
     record_built(registry, [d for d in todo if d not in built.run_errors and d not in retry], version)  # saves the outcomes too
-    return _Built({d.doc_id: d for d in summaries}, dict(built.run_errors), runs)
+    return _Built({d.doc_id: d for d in summaries}, dict(built.run_errors), built.runs)
 
 
 def retire_gone(registry: Registry, present: list, found, paths: list[str]) -> list:
