@@ -141,7 +141,8 @@ def synthesize(warehouse: Warehouse, n: int, embedder, bases: int, seed: int) ->
             "regions": [{"page_no": 1 + i % 700, "printed_page": 1 + i % 700, "printed_label": "", "bbox": [50.0, 80.0, 500.0, 700.0]}],
             "source_elements": [f"s{i:06d}"], "prev_chunk_id": None, "next_chunk_id": None,
             "content_hash": hashlib.sha256(text.encode("utf-8")).hexdigest(), "attachments": attachments,
-            "has_quarantined_content": quarantined, "schema_version": SCHEMA_VERSION,
+            "has_quarantined_content": quarantined, "text_source": "layer", "uncertain_spans": [],
+            "schema_version": SCHEMA_VERSION,
         })
     start = 0
     for doc, rows in chunks.items():
