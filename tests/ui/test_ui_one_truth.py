@@ -227,7 +227,7 @@ LAUNCHED = """
 """
 
 SHOTS = [  # name, what it shows (docs/ui.md's walkthrough shows them in this order)
-    "home", "catalog", "review", "review_table", "review_checks", "chunks_checks", "parsed_checks", "check_partitions",
+    "home", "catalog", "review", "review_links", "review_table", "review_checks", "chunks_checks", "parsed_checks", "check_partitions",
     "runs", "blocked_run", "rebuild_launchpad", "rebuild_launched", "automation",
 ]
 
@@ -281,6 +281,8 @@ def test_screenshots_of_each_view(views):
             expect(page.get_by_text("blocked by parsed_documents.no_pages_need_ocr: Some pages are pictures").first).to_be_visible()
             expect(page.get_by_text("rebuild scan.pdf").first).to_be_visible()
             shot("review")
+            page.get_by_text("rebuild scan.pdf").first.scroll_into_view_if_needed()
+            shot("review_links")
             page.get_by_text("[Show Markdown]").first.click()
             dialog = page.get_by_role("dialog")
             expect(dialog).to_contain_text("2 blocked, 2 rejected, 0 failed, 2 ok of 6 documents")
