@@ -18,6 +18,7 @@ import dagster as dg
 
 from duocthu_assets.assets.partitions import documents
 from duocthu_assets.resources import WarehouseResource
+from duocthu_assets.review import status_of_failed_rule
 from duocthu_assets.runtime.dagster_private import (  # not exported by `dagster`: see there
     AssetCheckEvaluationTargetMaterializationData as TargetMaterialization,
     get_max_event_records_limit,
@@ -27,7 +28,7 @@ from duocthu_assets.schemas import first_row
 from duocthu_assets.warehouse import Warehouse
 
 from .adr0018 import document_settings
-from .plain import PLAIN, plain_message
+from .plain import PLAIN, plain_message, stopped_description
 from .rules import DocumentRows, Rule, RuleResult
 
 _FIELD_ASSETS = {
@@ -95,6 +96,7 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
         selected = {key.name for key in context.selected_asset_check_keys}
         keys = _partition_keys(context)
         targets = latest_materializations(context.instance, dg.AssetKey(asset), keys)
+        stops: dict[str, tuple[str, str, str, str]] = {}  # doc_id -> the first rule it failed, in plain words
         for doc_id in keys:
             # what one document's rows or one rule raises fails that document's
             # checks, named (RuleResult.raised), never the step: a step that
@@ -112,6 +114,8 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
                     context.log.error(f"{doc_id}: {name} raised\n{traceback.format_exc()}")
 
                 result = RuleResult.raised(unreadable) if unreadable is not None else rule.apply(rows, log)
+                if not result.passed and doc_id not in stops:
+                    stops[doc_id] = _stop(doc_id, asset, rule.name, result)
                 yield dg.AssetCheckEvaluation(
                     asset_key=dg.AssetKey(asset),
                     check_name=rule.name,
@@ -122,11 +126,31 @@ def gate_checks(asset: str, rules: list[Rule]) -> dg.AssetChecksDefinition:
                     blocking=True,
                     description=result.message[:1000],
                 )
+        if stops:
+            # what Dagster would raise after a failed blocking evaluation
+            # (DagsterAssetCheckFailedError: a stack trace on the run page),
+            # said in plain words: a rule stopped these documents
+            raise dg.Failure(
+                description=stopped_description(list(stops.values())),
+                metadata={
+                    "documents": dg.MetadataValue.json(
+                        [{"doc_id": d, "status": s, "rule": r, "what_to_do": w} for d, s, r, w in stops.values()]
+                    ),
+                },
+                allow_retries=False,
+            )
         for rule in rules:
             if rule.name in selected:
                 yield dg.Output(None, output_name=_output_name(asset, rule.name))
 
     return _gates
+
+
+def _stop(doc_id: str, asset: str, rule: str, result: RuleResult) -> tuple[str, str, str, str]:
+    """(doc_id, status, ``asset.rule``, plain words) of a document a rule stopped."""
+    status = status_of_failed_rule(rule, result.message)
+    words = plain_message(rule, result) if rule in PLAIN else result.message  # as its `what_to_do`
+    return doc_id, status, f"{asset}.{rule}", words
 
 
 def latest_materializations(

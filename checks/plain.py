@@ -97,3 +97,18 @@ def plain_message(rule: str, result: RuleResult) -> str:
         shown = ", ".join(str(p) for p in pages[:10]) + (" …" if len(pages) > 10 else "")
         where = f" (page{'s' if len(pages) > 1 else ''} {shown})"
     return f"{plain.wrong[0].upper()}{plain.wrong[1:]}{where}. What to do: {plain.todo}."
+
+
+STOPPED_SHOWN = 5  # documents named in a stopped step's description; its metadata lists them all
+
+
+def stopped_description(stops: list[tuple[str, str, str, str]]) -> str:
+    """What a step stopped by rules says on the run page, in plain words:
+    one line per document — ``(doc_id, status, asset.rule, plain words)``,
+    the first rule it failed — then how many more."""
+    lines = [
+        f"{doc} {status}{' by' if status == 'blocked' else ':'} {rule}. {words}" for doc, status, rule, words in stops[:STOPPED_SHOWN]
+    ]
+    if len(stops) > STOPPED_SHOWN:
+        lines.append(f"… and {len(stops) - STOPPED_SHOWN} more documents (see the run's tags and the review asset)")
+    return "\n".join(lines)

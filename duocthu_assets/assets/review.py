@@ -9,13 +9,48 @@ import dagster as dg
 from checks.asset_checks import load_document_rows
 from checks.registry import ALL_RULES
 
-from ..runtime.gates import statuses_not_all_succeeded
 from ..inbox.registry import active_doc_ids
 from ..resources import WarehouseResource
-from ..review import BLOCKED, blocked_documents, counts, file_status, markdown_table, summary_line
+from ..review import (
+    BLOCKED,
+    STATUS_ORDER,
+    BlockedDocument,
+    blocked_documents,
+    counts,
+    counts_line,
+    file_status,
+    markdown_table,
+    summary_line,
+)
+from ..runtime.gates import statuses_not_all_succeeded
 from ..schemas import first_row
 
 DOCUMENT_STATUS = "document_status"
+# the UI's address of the ingest job in whichever code location has it (`make ui` and
+# workspace.yaml name the location differently): Dagster's /guess/ route finds it
+INGEST_JOB_PATH = "/guess/ingest"
+REBUILD_LINKS = 20  # documents given a rebuild link at most (the table lists them all)
+
+
+def document_entries(not_ok: list[BlockedDocument]) -> dict[str, dg.MetadataValue]:
+    """Two entries per document not ok (blocked first, at most
+    ``REBUILD_LINKS``): its status, rule and plain words; and a link to
+    rebuild it (:func:`rebuild_url`)."""
+    entries: dict[str, dg.MetadataValue] = {}
+    for d in sorted(not_ok, key=lambda d: (STATUS_ORDER.index(d.status), d.doc_id))[:REBUILD_LINKS]:
+        said = f"{d.status} by {d.blocked_by}" if d.status == BLOCKED else f"{d.status} ({d.blocked_by})"
+        entries[d.doc_id] = dg.MetadataValue.text(f"{said}: {d.plain or d.message}")
+        entries[f"rebuild {d.doc_id}"] = dg.MetadataValue.url(rebuild_url(d.doc_id))
+    return entries
+
+
+def rebuild_url(doc_id: str) -> str:
+    """Dagster's launchpad for the ``ingest`` job with the document's
+    partition chosen: *Launch Run* rebuilds it from its source file, every
+    asset from ``raw_documents`` on (relative to the UI's address)."""
+    from urllib.parse import quote
+
+    return f"{INGEST_JOB_PATH}/playground/setup?tags[0][key]=dagster%2Fpartition&tags[0][value]={quote(doc_id, safe='')}"
 
 
 @dg.asset(
@@ -53,12 +88,16 @@ def review(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> d
     ]
     by_status = counts(not_ok, len(doc_ids))
     metadata = {
-        "blocked": dg.MetadataValue.md(table),
+        # what the asset's page shows first, with no click: the counts, then each document not ok
+        # in plain words with a link that rebuilds it from its source file
+        "summary": counts_line(not_ok, len(doc_ids)),
         "blocked_count": by_status[BLOCKED],
         "rejected_count": by_status["rejected"],
         "failed_count": by_status["failed"],
         "ok_count": by_status["ok"],
         "documents": len(doc_ids),
+        **document_entries(not_ok),
+        "blocked": dg.MetadataValue.md(table),
         "blocked_documents": dg.MetadataValue.json([r for r in rows if r["status"] == BLOCKED]),
         "documents_not_ok": dg.MetadataValue.json(rows),
     }

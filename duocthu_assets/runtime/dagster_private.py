@@ -33,6 +33,23 @@ from dagster._core.storage.event_log.schema import AssetCheckExecutionsTable, Sq
 # replacement: none exported (the strings PLANNED, SUCCEEDED, FAILED).
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 
+# -- a check's roll-up (runtime/check_rollup.py) ---------------------------
+# The record ``get_latest_asset_check_execution_by_key`` returns, built from
+# a row as Dagster builds it. The roll-ups of the UI (Checks list, graph
+# node, catalog: GraphQL's ``executionForLatestMaterialization``) load that
+# storage method with no partition, and Dagster answers with the check's
+# newest row across documents: green while another document fails it.
+# check_rollup.py overrides the method (a public method of the abstract
+# ``EventLogStorage``, undocumented) to answer with the failing document's
+# row. Public replacement: none; without the override a roll-up shows the
+# newest document's result.
+from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecord
+
+# The filter a caller passes to that method to read one document's latest
+# execution (check_rollup.py leaves those calls to Dagster; its test passes
+# one). Public replacement: none exported.
+from dagster._core.event_api import PartitionKeyFilter
+
 # The event types Dagster itself writes as one batch under
 # DAGSTER_EVENT_BATCH_SIZE. Public replacement: the ``dg.DagsterEventType``
 # members listed by hand, which would drift from Dagster's own set.
@@ -63,9 +80,11 @@ __all__ = [
     "ASSET_EVENTS",
     "AssetCheckEvaluationPlanned",
     "AssetCheckEvaluationTargetMaterializationData",
+    "AssetCheckExecutionRecord",
     "AssetCheckExecutionRecordStatus",
     "AssetCheckExecutionsTable",
     "INDEX_SHARD_NAME",
+    "PartitionKeyFilter",
     "SQLITE_BUSY_TIMEOUT_SECONDS",
     "SqlEventLogStorageTable",
     "SqliteEventLogStorage",

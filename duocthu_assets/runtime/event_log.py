@@ -35,6 +35,10 @@ This subclass changes how rows are written, never which rows:
   :mod:`duocthu_assets.runtime.planned_checks`: a blocked document's
   unreached checks are not read as run, and Dagster's rows were O(N^2)
   bytes for a run of N documents);
+- a partitioned check's roll-up (the UI's check list, graph node, catalog)
+  reads *failed* while any document's latest evaluation fails it
+  (:mod:`duocthu_assets.runtime.check_rollup`; this changes what is read,
+  not what is written);
 - a batch of asset events (Dagster batches the materializations of one step's
   partitions, and the planned events of a run, when ``DAGSTER_EVENT_BATCH_SIZE``
   is set; importing this module sets it unless it is already set) is written
@@ -88,6 +92,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
 
 from .check_partition_index import ensure_check_partition_index
+from .check_rollup import RollupReadsEveryDocument
 from .planned_checks import PlannedCheckRowsWithoutCopies
 from .run_deletion import DeletedRunsLeaveNothing, remove_sqlite_files
 from .wal_bound import bound_wal
@@ -123,7 +128,9 @@ def _set_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-class PooledSqliteEventLogStorage(DeletedRunsLeaveNothing, PlannedCheckRowsWithoutCopies, SqliteEventLogStorage):
+class PooledSqliteEventLogStorage(
+    DeletedRunsLeaveNothing, RollupReadsEveryDocument, PlannedCheckRowsWithoutCopies, SqliteEventLogStorage
+):
     """``SqliteEventLogStorage`` that keeps its engines and connections."""
 
     def __init__(self, base_dir: str, inst_data=None):

@@ -40,3 +40,15 @@ def test_the_docs_table_lists_every_rules_plain_words():
     for rule in ALL_RULES:
         plain = PLAIN[rule.name]
         assert f"| `{rule.asset}.{rule.name}` | {plain.wrong} | {plain.todo} |" in docs, rule.name
+
+
+def test_a_stopped_step_names_five_documents_then_counts_the_rest():
+    from checks.plain import stopped_description
+
+    stops = [(f"d{i}.pdf", "blocked", "chunks.rule", "Words.") for i in range(7)]
+    said = stopped_description(stops).splitlines()
+    assert said[0] == "d0.pdf blocked by chunks.rule. Words." and len(said) == 6
+    assert said[-1].startswith("… and 2 more documents")
+    assert stopped_description([("old.doc", "rejected", "raw_documents.document_accepted", "W.")]) == (
+        "old.doc rejected: raw_documents.document_accepted. W."
+    )

@@ -154,3 +154,13 @@ def test_a_partitioned_plan_leaves_no_row_per_document(tmp_path: Path):
     reader = SqliteEventLogStorage(base)
     assert_a_partitioned_plan_leaves_rows_only_for_evaluations(reader)
     reader.dispose()
+
+
+def test_the_pooled_log_rolls_a_check_up_as_red_while_a_document_fails_it(tmp_path: Path):
+    """runtime/check_rollup.py on the pooled SQLite log, with its held-back
+    evaluations (the PostgreSQL twin is in tests/scale/test_scale_postgres.py)."""
+    from tests.support.check_events import assert_the_rollup_reads_a_failing_document
+
+    storage = PooledSqliteEventLogStorage(str(tmp_path / "runs"))
+    assert_the_rollup_reads_a_failing_document(storage)
+    storage.dispose()

@@ -151,3 +151,23 @@ def test_postgres_partitioned_plan_leaves_no_row_per_document(postgres):
     reader = PostgresEventLogStorage(postgres_url=url)
     assert_a_partitioned_plan_leaves_rows_only_for_evaluations(reader)
     reader.dispose()
+
+
+def test_postgres_check_rollup_reads_a_failing_document(postgres):
+    """runtime/check_rollup.py on dagster-postgres's storage: the same
+    statement as on SQLite, with its partial index of failed rows made."""
+    from sqlalchemy import text
+
+    from duocthu_assets.runtime.check_partition_index import FAILED_NAME, NAME
+    from duocthu_assets.runtime.postgres_event_log import PlannedOncePostgresEventLogStorage
+    from tests.support.check_events import assert_the_rollup_reads_a_failing_document
+
+    url = postgres.new_database("dagster_check_rollup")
+    storage = PlannedOncePostgresEventLogStorage.from_config_value(None, {"postgres_url": url})
+    try:
+        with storage.index_connection() as conn:
+            indexes = set(conn.execute(text("SELECT indexname FROM pg_indexes WHERE tablename = 'asset_check_executions'")).scalars())
+        assert {NAME, FAILED_NAME} <= indexes, indexes
+        assert_the_rollup_reads_a_failing_document(storage)
+    finally:
+        storage.dispose()

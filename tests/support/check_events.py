@@ -15,20 +15,35 @@ RUN_ID = "0f0e0d0c-0000-4000-8000-000000000001"
 CHECK = dg.AssetCheckKey(dg.AssetKey("chunks"), "chunk_ids_unique")
 
 
-def event_entry(event_type: DagsterEventType, data=None, message: str = "", timestamp: float = 1_800_000_000.0) -> EventLogEntry:
+def event_entry(
+    event_type: DagsterEventType, data=None, message: str = "", timestamp: float = 1_800_000_000.0, run_id: str = RUN_ID
+) -> EventLogEntry:
     event = DagsterEvent(event_type_value=event_type.value, job_name="ingest", event_specific_data=data, message=message)
     return EventLogEntry(
-        error_info=None, level=logging.DEBUG, user_message=message, run_id=RUN_ID,
+        error_info=None, level=logging.DEBUG, user_message=message, run_id=run_id,
         timestamp=timestamp, dagster_event=event, job_name="ingest",
     )
 
 
-def check_evaluation(doc_id: str, passed: bool) -> EventLogEntry:
+def check_evaluation(doc_id: str, passed: bool, run_id: str = RUN_ID) -> EventLogEntry:
     evaluation = dg.AssetCheckEvaluation(
         asset_key=CHECK.asset_key, check_name=CHECK.name, passed=passed, partition=doc_id,
         metadata={"message": "ok" if passed else "duplicate chunk ids"},
     )
-    return event_entry(DagsterEventType.ASSET_CHECK_EVALUATION, evaluation)
+    return event_entry(DagsterEventType.ASSET_CHECK_EVALUATION, evaluation, run_id=run_id)
+
+
+def assert_the_rollup_reads_a_failing_document(storage) -> None:
+    """runtime/check_rollup.py on ``storage``: locked.csv fails the check, a
+    later document passes it; the roll-up names locked.csv until its own
+    later evaluation passes, in a run of its own."""
+    storage.store_event(check_evaluation("locked.csv", False, run_id="0f0e0d0c-0000-4000-8000-00000000000a"))
+    storage.store_event(check_evaluation("good.csv", True, run_id="0f0e0d0c-0000-4000-8000-00000000000b"))
+    record = storage.get_latest_asset_check_execution_by_key([CHECK])[CHECK]
+    assert (record.status.value, record.partition) == ("FAILED", "locked.csv")
+    storage.store_event(check_evaluation("locked.csv", True, run_id="0f0e0d0c-0000-4000-8000-00000000000c"))
+    record = storage.get_latest_asset_check_execution_by_key([CHECK])[CHECK]
+    assert (record.status.value, record.partition) == ("SUCCEEDED", "locked.csv")
 
 
 def check_history(storage: SqliteEventLogStorage, limit: int = 100) -> list[tuple[str, str]]:

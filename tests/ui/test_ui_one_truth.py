@@ -11,7 +11,6 @@ summary says: ok, blocked (by which rule), rejected (why)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -35,6 +34,12 @@ from tests.support.ui_helpers import (
 
 pytestmark = pytest.mark.slow
 
+RUN_EVENTS = """
+query RunEvents($runId: ID!) { runOrError(runId: $runId) { ... on Run { eventConnection(limit: 1000) { events {
+    __typename
+    ... on ExecutionStepFailureEvent { stepKey error { className message } failureMetadata { description } }
+} } } } }
+"""
 GATED = list(RULES_BY_ASSET)  # raw_documents, parsed_documents, crops, chunks, embeddings: pipeline order
 REVIEW = """
 { assetOrError(assetKey: {path: ["review"]}) { ... on Asset {
@@ -85,6 +90,10 @@ def views(tmp_path_factory):
                 for node in server.graphql(ROLLUPS, {"keys": [{"path": [a]} for a in GATED]})["assetNodes"]
             },
             "runs": server.graphql(RUNS)["runsOrError"]["results"],
+            "scan_failures": [
+                e for e in server.graphql(RUN_EVENTS, {"runId": alone.run_id})["runOrError"]["eventConnection"]["events"]
+                if e["__typename"] == "ExecutionStepFailureEvent"
+            ],
             "server": server,
         }
     finally:
@@ -155,22 +164,31 @@ def test_each_gated_assets_partition_says_the_same(views):
                 assert doc not in bar["materializedPartitions"] and doc not in bar["materializingPartitions"]
 
 
-def test_no_rollup_is_red_or_skipped_because_another_document_was_blocked(views):
-    """The check list and the graph node read each check's execution for the
-    latest materialization: never skipped or execution failed, failed only
-    for a check that stopped the very document it names. (Dagster's asset
-    health, the other roll-up, is off in open-source Dagster 1.13:
-    ``dagster_asset_health_queries_supported()`` is False, its field null.)"""
+def test_a_rollup_reads_failed_while_any_document_fails_the_check(views):
+    """The check list, the graph node and the catalog read each check's
+    ``executionForLatestMaterialization``: *failed*, naming a document that
+    fails it, while any document's latest evaluation fails it (the CLI's
+    failed checks); *succeeded* otherwise — never skipped or execution
+    failed, never red because another rule blocked a document
+    (runtime/check_rollup.py). (Dagster's asset health, the other roll-up, is
+    off in open-source Dagster 1.13: ``dagster_asset_health_queries_supported()``
+    is False, its field null.)"""
     cli = views["cli"]
-    failed_where = {(asset, rule) for row in cli.values() if (stopped := _stopped_at(row)) for asset, rule in [stopped]}
+    failing: dict[tuple[str, str], set[str]] = {}
+    for doc, row in cli.items():
+        if (stopped := _stopped_at(row)) is not None:
+            for rule in row["failed_checks"]:
+                failing.setdefault((stopped[0], rule), set()).add(doc)
+    assert ("parsed_documents", "document_parsed") in failing  # locked.pdf: passed by every later document
     for asset, node in views["rollups"].items():
         for check in node["assetChecksOrError"]["checks"]:
             execution = check["executionForLatestMaterialization"]
             assert execution is not None, (asset, check["name"])
-            assert execution["status"] in ("SUCCEEDED", "FAILED"), (asset, check["name"], execution)
-            if execution["status"] == "FAILED":
-                doc = execution["partition"]
-                assert (asset, check["name"]) in failed_where and check["name"] in cli[doc]["failed_checks"], (asset, check, cli[doc])
+            docs = failing.get((asset, check["name"]))
+            if docs:
+                assert execution["status"] == "FAILED" and execution["partition"] in docs, (asset, check, docs)
+            else:
+                assert execution["status"] == "SUCCEEDED", (asset, check, execution)
     # the scan ran last, alone: the checks after parsed_documents still read the documents that reached them
     for asset in ("crops", "embeddings"):
         assert all(c["executionForLatestMaterialization"]["status"] == "SUCCEEDED" for c in views["rollups"][asset]["assetChecksOrError"]["checks"])
@@ -189,11 +207,28 @@ def test_a_blocked_documents_newest_run_is_the_one_that_stopped_it(views):
     assert all(t.get("duocthu/outcome") != "error" for t in tags)
     # no follow-up run of a blocked document: every ingest run is a build, each refresh tagged as one
     assert all(r["jobName"] in ("ingest", "refresh_search_index") for r in runs)
+    # index refreshes do not bury the ingest runs: one refresh for the CLI's ingest, none for the scan's run yet
+    assert sum(r["jobName"] == "refresh_search_index" for r in runs) == 1, [r["jobName"] for r in runs]
 
+
+def test_a_blocked_documents_run_says_the_rule_in_plain_words(views):
+    """The step a rule stopped fails with a ``dg.Failure`` in plain words
+    (checks/asset_checks.py), not Dagster's DagsterAssetCheckFailedError."""
+    (failure,) = views["scan_failures"]
+    assert failure["stepKey"] == "parsed_documents_gates"
+    assert failure["error"]["className"] == "Failure", failure["error"]
+    said = failure["failureMetadata"]["description"]
+    assert said.startswith("scan.pdf blocked by parsed_documents.no_pages_need_ocr. Some pages are pictures of text"), said
+    assert "What to do: scan the pages again" in said and "(pages 1, 2)" in said
+
+
+LAUNCHED = """
+{ runsOrError(limit: 1) { ... on Runs { results { runId jobName status stepKeysToExecute tags { key value } } } } }
+"""
 
 SHOTS = [  # name, what it shows (docs/ui.md's walkthrough shows them in this order)
-    "home", "catalog", "review", "review_table", "review_checks", "chunks_checks", "check_partitions", "runs",
-    "blocked_run", "rerun_dialog", "automation",
+    "home", "catalog", "review", "review_links", "review_table", "review_checks", "chunks_checks", "parsed_checks", "check_partitions",
+    "runs", "blocked_run", "rebuild_launchpad", "rebuild_launched", "automation",
 ]
 
 
@@ -242,8 +277,12 @@ def test_screenshots_of_each_view(views):
             shot("catalog")
 
             review_link.click()
-            expect(page.get_by_text("blocked_count")).to_be_visible()
+            expect(page.get_by_text("2 blocked, 2 rejected, 0 failed, 2 ok of 6 documents").first).to_be_visible()
+            expect(page.get_by_text("blocked by parsed_documents.no_pages_need_ocr: Some pages are pictures").first).to_be_visible()
+            expect(page.get_by_text("rebuild scan.pdf").first).to_be_visible()
             shot("review")
+            page.get_by_text("rebuild scan.pdf").first.scroll_into_view_if_needed()
+            shot("review_links")
             page.get_by_text("[Show Markdown]").first.click()
             dialog = page.get_by_role("dialog")
             expect(dialog).to_contain_text("2 blocked, 2 rejected, 0 failed, 2 ok of 6 documents")
@@ -261,6 +300,13 @@ def test_screenshots_of_each_view(views):
             expect(page.locator("body")).not_to_contain_text("Skipped")
             shot("chunks_checks")
 
+            # a roll-up is red while any document fails it: locked.pdf fails document_parsed although
+            # every document parsed after it passed it (runtime/check_rollup.py)
+            page.goto(f"{server.url}/assets/parsed_documents?view=checks")
+            expect(page.locator("body")).to_contain_text("document_parsed")
+            expect(page.locator("body")).not_to_contain_text("Skipped")
+            shot("parsed_checks")
+
             page.goto(f"{server.url}/assets/chunks?view=checks&checkDetail=chunk_step_completed")
             expect(page.locator("body")).to_contain_text("chunk_step_completed")
             shot("check_partitions")
@@ -273,21 +319,35 @@ def test_screenshots_of_each_view(views):
             expect(page.locator("body")).to_contain_text("scan.pdf")
             shot("blocked_run")
 
-            page.goto(f"{server.url}/jobs")
-            href = page.locator('a[href$="/jobs/ingest"]').first.get_attribute("href")
-            page.goto(f"{server.url}{href}/partitions")
-            page.get_by_role("button", name=re.compile("Materialize")).first.click()
-            expect(page.get_by_role("dialog")).to_contain_text("Partition selection")
-            shot("rerun_dialog")
-            page.keyboard.press("Escape")
-
             page.goto(f"{server.url}/automation")
             expect(page.locator("body")).to_contain_text("nightly_reingest")
             shot("automation")
+
+            # rebuild one document from where the reviewer sees it: review → "rebuild scan.pdf" (click 1,
+            # Dagster opens the launchpad in a new tab, the document's partition chosen) → Launch Run (click 2)
+            page.goto(f"{server.url}/assets/review")
+            with page.context.expect_page() as opened:
+                page.locator('a[href*="tags[0][value]=scan.pdf"]').first.click()
+            page = opened.value
+            page.set_default_timeout(60_000)
+            expect(page.get_by_text("partition: scan.pdf").first).to_be_visible()
+            expect(page.get_by_text("No errors").first).to_be_visible()
+            shot("rebuild_launchpad")
+            page.get_by_role("button", name="Launch Run").click()
+            expect(page).to_have_url(re.compile(r"/runs/[0-9a-f-]+"))
+            shot("rebuild_launched")
         finally:
             browser.close()
     for path in shots.values():
         assert path.stat().st_size > 10_000, path
+    # the launched run rebuilds scan.pdf from its source: the ingest job, every step from raw_documents on
+    launched = server.graphql(LAUNCHED)["runsOrError"]["results"][0]
+    tags = {t["key"]: t["value"] for t in launched["tags"]}
+    assert launched["runId"] not in {r["runId"] for r in views["runs"]}
+    assert (launched["jobName"], tags["dagster/partition"]) == ("ingest", "scan.pdf"), launched
+    steps = set(launched["stepKeysToExecute"] or [])  # the whole job (Dagster lists its steps), raw_documents first
+    assert {"raw_documents", "parse_documents", "chunks", "embeddings", "embeddings_gates"} <= steps, launched
+    assert launched["status"] in ("QUEUED", "NOT_STARTED", "STARTING", "STARTED", "SUCCESS", "FAILURE"), launched
     if os.environ.get("DUOCTHU_UPDATE_SCREENSHOTS") == "1":
         docs = REPO / "docs" / "ui"
         docs.mkdir(exist_ok=True)
