@@ -156,18 +156,22 @@ def evaluate(warehouse: Any, questions: Sequence[Question], configs: Sequence[tu
             if q.kind not in ("unaccented", "missing_unit") and fold(q.query) != q.query.casefold():
                 folded[q.id] = _rank(searcher, q, fold(q.query), k)
         kinds = sorted({q.kind for q in questions})
+        twins = sorted(q.twin_of for q in questions if q.twin_of and q.twin_of in ranks)
         accented_ids = sorted(folded)
         report[f"{mode}/{fusion}" if mode == "hybrid" else mode] = {
             "all": summarize(ranks.values()),
             "kinds": {kind: summarize(ranks[q.id] for q in questions if q.kind == kind) for kind in kinds},
-            "as_written_vs_folded": {
-                "n": len(accented_ids),
-                "as_written_hit@10": summarize((ranks[i] for i in accented_ids), (10,))["hit@10"],
-                "folded_hit@10": summarize((folded[i] for i in accented_ids), (10,))["hit@10"],
-            },
+            "as_written_vs_folded": _pairs(accented_ids, ranks, folded),
+            "twins": _pairs(twins, ranks, {root: ranks[q.id] for q in questions for root in [q.twin_of] if root in ranks}),
             "ranks": ranks,
         }
     return report
+
+
+def _pairs(ids: Sequence[str], written: dict[str, int | None], folded: dict[str, int | None]) -> dict[str, Any]:
+    """hit@1 and hit@10 of ``ids`` as written (accented) and typed without accents."""
+    a, f = summarize((written[i] for i in ids), (1, 10)), summarize((folded[i] for i in ids), (1, 10))
+    return {"n": len(ids), "as_written_hit@1": a["hit@1"], "folded_hit@1": f["hit@1"], "as_written_hit@10": a["hit@10"], "folded_hit@10": f["hit@10"]}
 
 
 def _rank(searcher: Any, question: Question, query: str, k: int) -> int | None:

@@ -29,6 +29,7 @@ from .info import IndexInfo, index_info
 from .layout import CHUNK_COLUMNS, LayoutError, Manifest, index_schema, manifest_path, part_schema, read_manifest, read_part
 
 if TYPE_CHECKING:
+    from .accents import AccentRestorer
     from .lexical import CollectionBM25, PartTerms
     from .structure import Structure
 
@@ -98,6 +99,7 @@ class LoadedIndex:
     _lexical: "CollectionBM25 | None" = field(default=None, repr=False)
     _folded: "CollectionBM25 | None" = field(default=None, repr=False)
     _structure: "Structure | None" = field(default=None, repr=False)
+    _restorer: AccentRestorer | None = field(default=None, repr=False)
     _lexical_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -136,15 +138,29 @@ class LoadedIndex:
                 self._structure = Structure.build(columns["doc_id"], columns["headings"], columns["entry_title"], columns["section_title"])
             return self._structure
 
+    def restorer(self) -> AccentRestorer:
+        """Each folded syllable's accented forms and the index's term and
+        pair counts (:class:`.accents.AccentRestorer`), from the rows'
+        heading trails and texts, made on first use."""
+        with self._lexical_lock:
+            if self._restorer is None:
+                from .accents import AccentRestorer
+
+                columns = self.rows.select(["headings", "text"]).to_pydict()
+                texts = ("\n".join([*(h or ()), t or ""]) for h, t in zip(columns["headings"], columns["text"]))
+                self._restorer = AccentRestorer.build(texts)
+            return self._restorer
+
     def text(self, position: int) -> str:
         """The text of the chunk at ``position``."""
         return self.hit_rows([position])[0]["text"] or ""
 
     def lexical_scores(self, query: str) -> np.ndarray:
-        """BM25 on the exact and the folded field, added (:func:`.lexical.lexical_scores`)."""
-        from .lexical import lexical_scores
+        """BM25 on the exact and the folded field, added (:func:`.lexical.lexical_scores`),
+        of the query's terms but the words it is asked with (:func:`.lexical.without_question_words`)."""
+        from .lexical import lexical_scores, without_question_words
 
-        return lexical_scores(self.lexical(), self.folded(), query)
+        return lexical_scores(self.lexical(), self.folded(), without_question_words(query))
 
     def hit_rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
         """The rows at ``positions`` (in that order) as dicts, each sliced

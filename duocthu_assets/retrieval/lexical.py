@@ -257,6 +257,37 @@ def lexical_scores(exact: "CollectionBM25", folded: "CollectionBM25", query: str
     return exact.scores(query) + folded.term_scores(folded_query_terms(query, folded))
 
 
+# Words a question is asked with, not about (issue 40): folded, matched as
+# whole runs of a query's terms (``như thế nào`` and ``nhu the nao`` alike);
+# single words only as written with accents (folded, ``toi`` is also ``tội``).
+QUESTION_PHRASES = tuple(
+    tuple(p.split())
+    for p in (
+        "quy dinh gi", "quy dinh nhu the nao", "nhu the nao", "the nao", "ra sao", "khi nao", "tu khi nao", "la gi",
+        "lam sao", "phai lam gi", "lam gi", "co duoc khong", "duoc khong", "hay khong", "co phai", "bao gio",
+    )
+)
+QUESTION_WORDS = frozenset({"tôi", "gì", "không", "nào", "sao", "ạ", "nhỉ", "nhé"})
+QUESTION_WORDS_ON = True
+
+
+def without_question_words(query: str) -> str:
+    """``query``'s terms but the words it is asked with (:data:`QUESTION_PHRASES`,
+    :data:`QUESTION_WORDS`); the query itself when nothing else is left."""
+    if not QUESTION_WORDS_ON:
+        return query
+    exact = terms(query)
+    folded = [fold_term(t) for t in exact]
+    keep = [t not in QUESTION_WORDS for t in exact]
+    for phrase in QUESTION_PHRASES:
+        n = len(phrase)
+        for i in range(len(folded) - n + 1):
+            if tuple(folded[i : i + n]) == phrase:
+                keep[i : i + n] = [False] * n
+    kept = [t for t, k in zip(exact, keep) if k]
+    return " ".join(kept) if kept and len(kept) < len(exact) else query
+
+
 def term_counts(text: str) -> tuple[list[str], list[int], int]:
     """The distinct terms of ``text`` (sorted), how often each occurs, and
     how many terms it has in all."""

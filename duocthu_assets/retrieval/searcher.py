@@ -25,7 +25,10 @@ from typing import Any
 
 from ..embed.base import Embedder
 from ..warehouse import Warehouse
+from .accents import has_no_accents
 from .answer import Answer, answer_payload, format_hits, render_answer
+from .citation import named_documents, parse_citation
+from .clauses import interleave, split_clauses
 from .index import LoadedIndex, SearchError, file_stamp, load_index
 from .layout import INDEX_ASSET, LayoutError
 from .names import document_names
@@ -56,7 +59,7 @@ class Searcher:
     Thread-safe.
     """
 
-    def __init__(self, warehouse: Warehouse | str | os.PathLike[str], embedder: Embedder | None = None, mode: str | None = None, fusion: "Fusion | None" = None):
+    def __init__(self, warehouse: Warehouse | str | os.PathLike[str], embedder: Embedder | None = None, mode: str | None = None, fusion: "Fusion | None" = None, accents: bool = True):
         self.warehouse = warehouse if isinstance(warehouse, Warehouse) else Warehouse(warehouse)
         self.mode: SearchMode = resolve_mode(mode)
         self._embedder = embedder
@@ -66,6 +69,7 @@ class Searcher:
         self.loads = 0  # how many times the index file was read
         self.fusion = fusion or resolve_fusion()
         self._names: tuple[LoadedIndex, dict] | None = None
+        self.accents = accents  # restore the accents of a query typed without any (:mod:`.accents`)
 
     @property
     def embedder(self) -> Embedder:
@@ -98,6 +102,8 @@ class Searcher:
                     loaded = load_index(self.warehouse, self._index)  # only the parts that changed are read
                     if loaded is not None and self.mode != "dense" and loaded.size:
                         loaded.lexical(), loaded.folded()  # built before it answers, not by the first query
+                    if loaded is not None and self.accents and loaded.size:
+                        loaded.restorer()
                 except (OSError, ValueError, LayoutError) as exc:
                     raise SearchError(f"the search index at {self.warehouse.asset_path(INDEX_ASSET)} cannot be read: {exc}") from exc
                 if loaded is None:
@@ -132,6 +138,17 @@ class Searcher:
         if index.size == 0:
             return index, [], Resolution("")
         normalized = normalize_query(query)
+        names = self.names(index)
+        clauses = split_clauses(normalized, lambda text: named_documents(text, names.values())) if parse_citation(normalized) is None else []
+        if clauses:  # two questions in one: each ranked on its own, interleaved
+            ranked = interleave([self._one(index, clause, k, chosen, embedder)[0] for clause in clauses], k)
+            return index, ranked, Resolution("", documents=tuple(named_documents(normalized, names.values())))
+        ranked, resolution = self._one(index, normalized, k, chosen, embedder)
+        return index, ranked, resolution
+
+    def _one(self, index: LoadedIndex, normalized: str, k: int, chosen: SearchMode, embedder: Embedder | None) -> tuple[list[tuple[int, float]], Resolution]:
+        """One query's final ranking and what it cites."""
+        searched = index.restorer().restore(normalized) if self.accents and has_no_accents(normalized) else normalized
         vector = None
         if chosen != "lexical":
             embedder = embedder or self.embedder
@@ -142,12 +159,12 @@ class Searcher:
                 )
             import numpy as np
 
-            vector = np.asarray(embedder.embed_query(normalized), dtype=np.float32)
+            vector = np.asarray(embedder.embed_query(searched), dtype=np.float32)
             if vector.shape != (index.vectors.shape[1],):
                 raise SearchError(f"query vector has shape {vector.shape}, the index has dimension {index.vectors.shape[1]}")
-        base = rank(index, normalized, vector, max(k, RESOLVE_DEPTH), chosen, self.fusion)
+        base = rank(index, searched, vector, max(k, RESOLVE_DEPTH), chosen, self.fusion)
         resolution = resolve(index.structure(), self.names(index), normalized, [p for p, _ in base], index.text)
-        return index, apply_resolution(resolution, base, index, k), resolution
+        return apply_resolution(resolution, base, index, k), resolution
 
     def search(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list:
         """The best ``k`` hits (:class:`~.query.Hit`), best first.
@@ -198,11 +215,15 @@ def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], inde
     head = [(p, scores.get(p, 0.0)) for p in resolution.positions] if resolution.status in ("found", "entry") else []
     taken = {p for p, _ in head}
     rest = [(p, s) for p, s in base if p not in taken]
+    doc_ids = index.rows.column("doc_id")
     if resolution.documents:
-        doc_ids = index.rows.column("doc_id")
         named = set(resolution.documents)
         inside = [(p, s) for p, s in rest if doc_ids[p].as_py() in named]
         rest = inside + [(p, s) for p, s in rest if doc_ids[p].as_py() not in named]
+        if len(named) > 1:  # each named document's best chunk first, in the base order
+            firsts = {d: next((i for i, (p, _) in enumerate(rest) if doc_ids[p].as_py() == d), None) for d in named}
+            lead = sorted(i for i in firsts.values() if i is not None)
+            rest = [rest[i] for i in lead] + [x for i, x in enumerate(rest) if i not in set(lead)]
     return (head + rest)[:k]
 
 

@@ -44,3 +44,10 @@ def test_a_document_is_named_by_title_number_or_alias_accents_optional():
     assert named_documents("dieu 5 nghi dinh 99/2022", docs) == ["nd99"]
     assert named_documents("Điều 10 Nghị định 99/2022/NĐ-CP và Bộ luật Dân sự", docs) == ["blds", "nd99"]
     assert named_documents("nghị định quy định gì", docs) == []  # a kind alone names no document
+
+
+def test_a_document_that_prints_no_number_is_named_by_its_file_names_number():
+    from duocthu_assets.retrieval.names import file_number
+
+    assert file_number("diepxuan__50-2026-ND-CP.pdf") == "50/2026"
+    assert file_number("vnlaw__59-nd.signed.pdf") == "" and file_number("duoc_thu_mau.pdf") == ""

@@ -62,3 +62,12 @@ def test_persian_typed_on_an_arabic_keyboard_or_joined_finds_the_zwnj_text():
     for query in ["كارفرما ميخواهد", "کارفرما می خواهد", "کارفرما میخواهد"]:
         assert int(np.argmax(lexical_scores(exact, folded, query))) == 3, query
     assert folded_query_terms("میخواهد", folded) == ["می", "خواهد"]
+
+
+def test_question_words_are_left_out_of_the_lexical_query():
+    from duocthu_assets.retrieval.lexical import without_question_words
+
+    assert without_question_words("Điều 319 quy định gì") == "điều 319"
+    assert without_question_words("the chap co hieu luc tu khi nao") == "the chap co hieu luc"
+    assert without_question_words("tôi có được đòi lãi không") == "có được đòi lãi"
+    assert without_question_words("khi nào") == "khi nào"  # nothing else left: the query stands
