@@ -146,7 +146,7 @@ def _chunk_rows(doc_id: str, n: int, rng: random.Random, salt: str = "") -> list
             "regions": [{"page_no": 1 + i, "printed_page": 1 + i, "bbox": [50.0, 80.0, 500.0, 700.0]}],
             "source_elements": [f"s{i:05d}"], "prev_chunk_id": None, "next_chunk_id": None,
             "content_hash": hashlib.sha256(text.encode("utf-8")).hexdigest(), "attachments": [],
-            "has_quarantined_content": False, "schema_version": SCHEMA_VERSION,
+            "has_quarantined_content": False, "text_source": "layer", "uncertain_spans": [], "schema_version": SCHEMA_VERSION,
         })
     return rows
 
