@@ -170,10 +170,20 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=default_corpus_dirs()[0])
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--report-every", type=float, default=60.0)
+    parser.add_argument("--seed-cache", type=Path, nargs="*", default=[], metavar="WH",
+                        help="copy these warehouses' embedding_cache/ and ocr_cache/ into the new warehouse first "
+                        "(vectors and OCR pages some earlier ingest paid for; content-addressed, so only equal "
+                        "texts and page images are reused)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     inbox, warehouse, report = args.work / "inbox", args.work / "wh", args.work / "report.json"
     names = make_corpus_inbox(inbox, args.corpus, args.documents)
+    seeded = {"embedding_cache_files": 0, "ocr_cache_files": 0}
+    for source in args.seed_cache:
+        for folder in ("embedding_cache", "ocr_cache"):
+            if (source / folder).is_dir():
+                shutil.copytree(source / folder, warehouse / folder, dirs_exist_ok=True)
+                seeded[f"{folder}_files"] += sum(1 for p in (source / folder).rglob("*") if p.is_file())
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     command = [sys.executable, "-m", "duocthu_assets.cli", "ingest", str(inbox), "--warehouse", str(warehouse),
                "--report", str(report)]
@@ -183,6 +193,7 @@ def main() -> None:
     result = summarize(json.loads(report.read_text())) if report.exists() else {}
     figures = {
         "documents": len(names), "distinct_files": len(corpus_files(args.corpus)), "returncode": code,
+        "seeded_from": [str(p) for p in args.seed_cache], **seeded,
         "indexed": indexed_documents(warehouse), **result,
         "wall_seconds": round(wall), "cpu_seconds": round(child.ru_utime + child.ru_stime),
         "instance_peak_kb_per_document": round(sampler.instance_peak / len(names) / 1024, 1),

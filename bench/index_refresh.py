@@ -198,7 +198,7 @@ def _run_worker(variant: str, code_root: Path, root: Path, changes: Path, docs_f
     env = {**os.environ, "BENCH_CODE_ROOT": str(code_root), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     out = subprocess.run(
         [sys.executable, __file__, "--worker", variant, str(root), str(changes), str(docs_file), *changed],
-        env=env, capture_output=True, text=True,
+        check=False, env=env, capture_output=True, text=True,
     )
     if out.returncode:
         raise SystemExit(f"worker {variant} failed:\n{out.stderr[-3000:]}")

@@ -21,8 +21,9 @@ import contextlib
 import fcntl
 import os
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import pyarrow as pa
 
