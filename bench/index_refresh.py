@@ -146,7 +146,7 @@ def _chunk_rows(doc_id: str, n: int, rng: random.Random, salt: str = "") -> list
             "regions": [{"page_no": 1 + i, "printed_page": 1 + i, "bbox": [50.0, 80.0, 500.0, 700.0]}],
             "source_elements": [f"s{i:05d}"], "prev_chunk_id": None, "next_chunk_id": None,
             "content_hash": hashlib.sha256(text.encode("utf-8")).hexdigest(), "attachments": [],
-            "has_quarantined_content": False, "schema_version": SCHEMA_VERSION,
+            "has_quarantined_content": False, "text_source": "layer", "uncertain_spans": [], "schema_version": SCHEMA_VERSION,
         })
     return rows
 
@@ -198,7 +198,7 @@ def _run_worker(variant: str, code_root: Path, root: Path, changes: Path, docs_f
     env = {**os.environ, "BENCH_CODE_ROOT": str(code_root), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     out = subprocess.run(
         [sys.executable, __file__, "--worker", variant, str(root), str(changes), str(docs_file), *changed],
-        env=env, capture_output=True, text=True,
+        check=False, env=env, capture_output=True, text=True,
     )
     if out.returncode:
         raise SystemExit(f"worker {variant} failed:\n{out.stderr[-3000:]}")
