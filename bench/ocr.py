@@ -2,7 +2,7 @@
 numbers read wrong outside an uncertain span, and pages/s per core, per
 file, for plain ``tesseract``, ``ocrmypdf`` + PyMuPDF and the pipeline.
 
-    nice -n 10 .venv/bin/python bench/ocr.py [--split dev|held_out|real|all] [--readers tesseract ocrmypdf pipeline]
+    nice -n 10 .venv/bin/python bench/ocr.py [--split dev|held_out|fresh|real|all] [--readers tesseract ocrmypdf pipeline]
         [--floor 80] [--number-floor 93] [--no-rules] [--sweep] [--json bench/out/ocr/report.json] [--fresh]
 
 Pages: synthetic scans of born-digital PDFs (``bench/ocr_scans.py``; their
@@ -44,6 +44,8 @@ LANGUAGES, DPI = "vie+eng", 300
 
 
 def pages_for(split: str) -> list[ocr_scans.BenchPage]:
+    if split == "fresh":
+        return ocr_scans.make_synthetic(ocr_run.OUT / "scans", fresh=True)
     synthetic = ocr_scans.make_synthetic(ocr_run.OUT / "scans")
     real = ocr_scans.real_pages()
     if split == "real":
@@ -226,7 +228,7 @@ def examples_outside(scored: dict[str, dict], limit: int = 40) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "--split", default="dev", choices=("dev", "held_out", "real", "all")
+        "--split", default="dev", choices=("dev", "held_out", "fresh", "real", "all")
     )
     ap.add_argument(
         "--readers", nargs="+", default=list(ocr_run.READERS), choices=ocr_run.READERS
