@@ -39,6 +39,7 @@ class OcrOptions:
     languages: str = "vie+eng"
     dpi: int = 300
     psm: int = 3  # fully automatic page segmentation (columns, blocks)
+    recheck_languages: str = "eng"  # the model each number is read again with (:mod:`.ocr_recheck`); "" reads once
 
 
 class OcrWord(NamedTuple):
@@ -52,6 +53,7 @@ class OcrWord(NamedTuple):
     block: int
     paragraph: int
     line: int
+    second: str | None = None  # a word holding a digit: what the second reading read there (:mod:`.ocr_recheck`)
 
 
 @dataclass(frozen=True)
@@ -141,15 +143,42 @@ def ocr_image(image, options: OcrOptions, scale: float | None = None, width: flo
         raise ParseFailed(f"Tesseract could not read the page image: {str(exc)[:300]} — check `tesseract --list-langs` "
                           f"holds {options.languages} (run `make ocr`)") from exc
     words: list[OcrWord] = []
+    pixels: list[tuple[int, int, int, int]] = []
     for k, text in enumerate(data["text"]):
         text = (text or "").strip()
         conf = float(data["conf"][k])
         if not text or conf < 0:
             continue
-        x, y, w, h = (data[key][k] * scale for key in ("left", "top", "width", "height"))
+        left, top, wide, high = (int(data[key][k]) for key in ("left", "top", "width", "height"))
+        x, y, w, h = left * scale, top * scale, wide * scale, high * scale
         words.append(OcrWord(text, (round(x, 2), round(y, 2), round(x + w, 2), round(y + h, 2)), conf,
                              data["block_num"][k], data["par_num"][k], data["line_num"][k]))
+        pixels.append((left, top, left + wide, top + high))
+    if options.recheck_languages:
+        words = _read_numbers_again(img, words, pixels, options)
     return OcrPage(tuple(words), width or img.width * scale, height or img.height * scale, ENGINE, version, options.languages, options.dpi)
+
+
+def _read_numbers_again(img, words: list[OcrWord], pixels: list[tuple[int, int, int, int]], options: OcrOptions) -> list[OcrWord]:
+    """The words, each holding a digit with its second reading (:mod:`.ocr_recheck`)."""
+    import numpy as np
+    import pytesseract
+
+    from .ocr_recheck import holds_digit, second_readings
+
+    which = [k for k, w in enumerate(words) if holds_digit(w.text)]
+    if not which:
+        return words
+    grey = np.asarray(img.convert("L"))
+    try:
+        seconds = second_readings(grey, [pixels[k] for k in which], options.recheck_languages, options.dpi)
+    except pytesseract.TesseractError as exc:
+        raise ParseFailed(f"Tesseract could not read the page's numbers again: {str(exc)[:300]} — check `tesseract "
+                          f"--list-langs` holds {options.recheck_languages} (run `make ocr`)") from exc
+    out = list(words)
+    for k, second in zip(which, seconds):
+        out[k] = out[k]._replace(second=second)
+    return out
 
 
 def ocr_pdf_page(data: bytes, page_no: int, options: OcrOptions | None = None) -> OcrPage:
