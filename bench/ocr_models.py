@@ -46,12 +46,12 @@ def preprocess(png: bytes, steps: list[str]) -> tuple[bytes, float]:
     import cv2
     import numpy as np
 
-    from duocthu_assets.parse.pdf.read.ocr_image import prepare
+    from duocthu_assets.parse.pdf.read.ocr_image import prepare, scale_of
 
     grey = cv2.imdecode(np.frombuffer(png, dtype=np.uint8), cv2.IMREAD_GRAYSCALE)
-    out, scale = prepare(grey, steps)
+    out, matrix = prepare(grey, steps)
     _ok, buf = cv2.imencode(".png", out)
-    return buf.tobytes(), scale
+    return buf.tobytes(), scale_of(matrix)
 
 
 def read_one(args: tuple) -> dict:

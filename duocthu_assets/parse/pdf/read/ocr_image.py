@@ -42,12 +42,13 @@ def skew_angle(grey) -> float:
 
 
 def prepare(grey, steps: list[str] | tuple[str, ...]):
-    """The grey image (a NumPy array) after ``steps``, and the scale of the
-    result against it (boxes read on the result, divided by it, are boxes on
-    the original)."""
+    """The grey image (a NumPy array) after ``steps``, and the 2x3 affine
+    matrix taking a pixel of the original to the result (:func:`back` takes
+    boxes read on the result back to the original)."""
     import cv2
+    import numpy as np
 
-    scale = 1.0
+    matrix = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     for step in steps:
         if step == "deskew":
             angle = skew_angle(grey)
@@ -55,6 +56,7 @@ def prepare(grey, steps: list[str] | tuple[str, ...]):
                 h, w = grey.shape
                 m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
                 grey = cv2.warpAffine(grey, m, (w, h), flags=cv2.INTER_CUBIC, borderValue=255)
+                matrix = m @ np.vstack([matrix, [0.0, 0.0, 1.0]])
         elif step == "denoise":
             grey = cv2.medianBlur(grey, 3)
         elif step == "nlm":
@@ -62,11 +64,28 @@ def prepare(grey, steps: list[str] | tuple[str, ...]):
         elif step in ("up15", "up2"):
             factor = 1.5 if step == "up15" else 2.0
             grey = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
-            scale *= factor
+            matrix = matrix * factor
         elif step == "otsu":
             _, grey = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
         elif step == "adaptive":
             grey = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_GAUSSIAN_C, cv2.THRESH_BINARY, 31, 15)
         else:
             raise ValueError(f"unknown OCR preprocessing step {step!r}: one of {', '.join(STEPS)}")
-    return grey, scale
+    return grey, matrix
+
+
+def scale_of(matrix) -> float:
+    """How many pixels of the result one pixel of the original became."""
+    return float((matrix[0][0] ** 2 + matrix[1][0] ** 2) ** 0.5)
+
+
+def back(matrix, box: tuple[int, int, int, int]) -> tuple[float, float, float, float]:
+    """A box read on the prepared image as a box on the original: its corners
+    taken back through the inverse of ``matrix``, and the box around them."""
+    import cv2
+    import numpy as np
+
+    inverse = cv2.invertAffineTransform(np.asarray(matrix, dtype=np.float64))
+    x0, y0, x1, y1 = box
+    corners = np.array([[x0, y0, 1.0], [x1, y0, 1.0], [x0, y1, 1.0], [x1, y1, 1.0]]) @ inverse.T
+    return (float(corners[:, 0].min()), float(corners[:, 1].min()), float(corners[:, 0].max()), float(corners[:, 1].max()))

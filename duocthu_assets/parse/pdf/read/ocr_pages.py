@@ -89,6 +89,8 @@ def cache_key(image_sha256: str, options: OcrOptions, version: str) -> str:
     what = f"{image_sha256}|tesseract {version}|{options.languages}|{options.dpi}|psm {options.psm}"
     if options.recheck_languages:  # numbers read a second time (ocr_recheck): a reading without them is not this one
         what += f"|numbers again {options.recheck_languages}"
+    if options.preprocess:
+        what += f"|prepared {','.join(options.preprocess)}"
     return hashlib.sha256(what.encode()).hexdigest()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from duocthu_assets.parse.pdf.read.ocr_image import prepare, skew_angle
+from duocthu_assets.parse.pdf.read.ocr_image import back, prepare, scale_of, skew_angle
 
 
 def _lines(angle: float):
@@ -24,9 +24,11 @@ def test_the_skew_of_a_page_of_lines_is_found():
     assert skew_angle(_lines(0.0)) == 0.0
 
 
-def test_steps_give_their_scale_and_binarise():
-    out, scale = prepare(_lines(0.7), ["deskew", "denoise", "up15", "otsu"])
-    assert scale == 1.5 and out.shape == (900, 1200) and set(np.unique(out)) <= {0, 255}
+def test_steps_give_their_scale_and_binarise_and_boxes_go_back():
+    out, matrix = prepare(_lines(0.7), ["deskew", "denoise", "up15", "otsu"])
+    assert abs(scale_of(matrix) - 1.5) < 1e-9 and out.shape == (900, 1200) and set(np.unique(out)) <= {0, 255}
+    x0, y0, x1, y1 = back(matrix, (600, 450, 600, 450))  # the centre stays the centre
+    assert abs(x0 - 400) < 0.01 and abs(y0 - 300) < 0.01 and (x1, y1) == (x0, y0)
 
 
 def test_an_unknown_step_is_refused():
