@@ -125,6 +125,7 @@ def summary(s: PageScore) -> dict:
     return {
         "truth_words": s.truth_words,
         "word_accuracy": round(s.word_accuracy, 4),
+        "folded_accuracy": round(s.folded_accuracy, 4),
         "inserted": s.inserted,
         "uncertain_share": round(s.uncertain_share, 4),
         "numbers": s.numbers,
@@ -162,8 +163,8 @@ def table_files(files_by_reader: dict[str, dict[str, dict]]) -> str:
 
 def table_totals(files_by_reader: dict[str, dict[str, dict]]) -> str:
     """All files of the split together, per reader, and pages/s per core."""
-    lines = [("| reader | pages | word acc. | numbers | lost | wrong | invented | wrong outside uncertain "
-             "| right numbers withheld | words uncertain | CPU s/page | pages/s per core |"), "|" + "---|" * 12]
+    lines = [("| reader | pages | word acc. | tone-insensitive | numbers | lost | wrong | invented | wrong outside uncertain "
+             "| right numbers withheld | words uncertain | CPU s/page | pages/s per core |"), "|" + "---|" * 13]
     for reader, files in files_by_reader.items():
         total, cpu, pages = PageScore(), 0.0, 0
         for e in files.values():
@@ -173,7 +174,8 @@ def table_totals(files_by_reader: dict[str, dict[str, dict]]) -> str:
         if not pages:
             continue
         lines.append(
-            f"| {reader} | {pages} | {100 * total.word_accuracy:.1f} % | {total.numbers} | {total.lost} | {total.wrong} "
+            f"| {reader} | {pages} | {100 * total.word_accuracy:.1f} % | {100 * total.folded_accuracy:.1f} % | {total.numbers} "
+            f"| {total.lost} | {total.wrong} "
             f"| {total.invented} | {total.wrong_outside} | {total.correct_withheld} | {100 * total.uncertain_share:.1f} % "
             f"| {cpu / pages:.2f} | {pages / cpu:.2f} |"
         )
