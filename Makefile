@@ -60,13 +60,15 @@ faults-deps:
 	  || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >/dev/null) \
 	  || echo "make faults-deps: e2fsprogs could not be installed; the disk-full fault tests will be skipped" >&2
 
-# Debian's Tesseract 5 with Vietnamese, English and Persian data, for OCR of
-# scanned pages (issue 39; docs/pdf-reader.md "Scanned pages"); idempotent.
+# Debian's Tesseract 5 with Vietnamese (vie, and script/Vietnamese from
+# tesseract-ocr-script-viet, installed as "Vietnamese"), English and Persian
+# data, for OCR of scanned pages (issue 39; docs/pdf-reader.md "Scanned
+# pages"); idempotent.
 # Without root or a reachable package mirror it only warns: scanned pages then
 # stay blocked, named, and the OCR tests skip, saying why.
-OCR_PACKAGES := tesseract-ocr tesseract-ocr-vie tesseract-ocr-eng tesseract-ocr-fas
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-vie tesseract-ocr-script-viet tesseract-ocr-eng tesseract-ocr-fas
 ocr:
-	@{ command -v tesseract >/dev/null 2>&1 && for l in vie eng fas; do tesseract --list-langs 2>/dev/null | grep -qx $$l || exit 1; done; } \
+	@{ command -v tesseract >/dev/null 2>&1 && for l in vie Vietnamese eng fas; do tesseract --list-langs 2>/dev/null | grep -qx $$l || exit 1; done; } \
 	  || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(OCR_PACKAGES) >/dev/null) \
 	  || echo "make ocr: tesseract-ocr could not be installed; scanned pages stay blocked and the OCR tests will be skipped" >&2
 	@command -v tesseract >/dev/null 2>&1 && tesseract --version 2>/dev/null | head -1 || true

@@ -2,7 +2,7 @@
 numbers read wrong outside an uncertain span, and pages/s per core, per
 file, for plain ``tesseract``, ``ocrmypdf`` + PyMuPDF and the pipeline.
 
-    nice -n 10 .venv/bin/python bench/ocr.py [--split dev|held_out|real|all] [--readers tesseract ocrmypdf pipeline]
+    nice -n 10 .venv/bin/python bench/ocr.py [--split dev|held_out|fresh|real|all] [--readers tesseract ocrmypdf pipeline]
         [--floor 80] [--number-floor 93] [--no-rules] [--sweep] [--json bench/out/ocr/report.json] [--fresh]
 
 Pages: synthetic scans of born-digital PDFs (``bench/ocr_scans.py``; their
@@ -44,6 +44,8 @@ LANGUAGES, DPI = "vie+eng", 300
 
 
 def pages_for(split: str) -> list[ocr_scans.BenchPage]:
+    if split == "fresh":
+        return ocr_scans.make_synthetic(ocr_run.OUT / "scans", fresh=True)
     synthetic = ocr_scans.make_synthetic(ocr_run.OUT / "scans")
     real = ocr_scans.real_pages()
     if split == "real":
@@ -123,6 +125,7 @@ def summary(s: PageScore) -> dict:
     return {
         "truth_words": s.truth_words,
         "word_accuracy": round(s.word_accuracy, 4),
+        "folded_accuracy": round(s.folded_accuracy, 4),
         "inserted": s.inserted,
         "uncertain_share": round(s.uncertain_share, 4),
         "numbers": s.numbers,
@@ -160,8 +163,8 @@ def table_files(files_by_reader: dict[str, dict[str, dict]]) -> str:
 
 def table_totals(files_by_reader: dict[str, dict[str, dict]]) -> str:
     """All files of the split together, per reader, and pages/s per core."""
-    lines = [("| reader | pages | word acc. | numbers | lost | wrong | invented | wrong outside uncertain "
-             "| right numbers withheld | words uncertain | CPU s/page | pages/s per core |"), "|" + "---|" * 12]
+    lines = [("| reader | pages | word acc. | tone-insensitive | numbers | lost | wrong | invented | wrong outside uncertain "
+             "| right numbers withheld | words uncertain | CPU s/page | pages/s per core |"), "|" + "---|" * 13]
     for reader, files in files_by_reader.items():
         total, cpu, pages = PageScore(), 0.0, 0
         for e in files.values():
@@ -171,7 +174,8 @@ def table_totals(files_by_reader: dict[str, dict[str, dict]]) -> str:
         if not pages:
             continue
         lines.append(
-            f"| {reader} | {pages} | {100 * total.word_accuracy:.1f} % | {total.numbers} | {total.lost} | {total.wrong} "
+            f"| {reader} | {pages} | {100 * total.word_accuracy:.1f} % | {100 * total.folded_accuracy:.1f} % | {total.numbers} "
+            f"| {total.lost} | {total.wrong} "
             f"| {total.invented} | {total.wrong_outside} | {total.correct_withheld} | {100 * total.uncertain_share:.1f} % "
             f"| {cpu / pages:.2f} | {pages / cpu:.2f} |"
         )
@@ -226,7 +230,7 @@ def examples_outside(scored: dict[str, dict], limit: int = 40) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "--split", default="dev", choices=("dev", "held_out", "real", "all")
+        "--split", default="dev", choices=("dev", "held_out", "fresh", "real", "all")
     )
     ap.add_argument(
         "--readers", nargs="+", default=list(ocr_run.READERS), choices=ocr_run.READERS

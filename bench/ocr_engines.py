@@ -6,8 +6,8 @@ order with the CPU seconds it spent:
 - ``ocrmypdf``: ``ocrmypdf --force-ocr`` on a PDF of the same pages, then
   PyMuPDF's words of its text layer (no confidences);
 - ``pipeline``: the pipeline's PDF stage (``parse_document``, OCR on one
-  worker) of the branch at ``$OCR_PIPELINE_TREE`` (default
-  ``/work/wt-ocr39``), run in a subprocess with that tree first on
+  worker) of the tree at ``$OCR_PIPELINE_TREE`` (default: this
+  repository), run in a subprocess with that tree first on
   ``PYTHONPATH``: its segments' text with its own ``uncertain_spans``.
 
 Every OCR process runs with ``OMP_THREAD_LIMIT=1`` (one core) under
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pymupdf
 
-PIPELINE_TREE = Path(os.environ.get("OCR_PIPELINE_TREE", "/work/wt-ocr39"))
+PIPELINE_TREE = Path(os.environ.get("OCR_PIPELINE_TREE", Path(__file__).resolve().parents[1]))
 PROBE = Path(__file__).with_name("ocr_pipeline_probe.py")
 
 

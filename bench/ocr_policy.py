@@ -20,7 +20,10 @@ per word. Rules, each adding to the floor's marks:
 - ``confusable``: a word where a digit touches a letter tesseract swaps
   with digits (``O o I l | S B Z``), or a lone digit stands inside or at
   the end of a short run of letters (``H6`` for ``Hồ``, ``g6m`` for
-  ``gồm``), is uncertain.
+  ``gồm``), is uncertain;
+- ``syllables``: a word written as Vietnamese that no Vietnamese syllable
+  spells (``châp``: a syllable closed by p, t, c, ch takes only the sắc or
+  nặng tone), ``duocthu_assets.parse.pdf.read.ocr_syllable``.
 """
 
 from __future__ import annotations
@@ -52,9 +55,14 @@ def mark(
     neighbours: bool = False,
     split: bool = False,
     confusable: bool = False,
+    syllables: bool = False,
 ) -> list[bool]:
     """One uncertain flag per word under the given rules."""
     flags = floor_marks(words, floor)
+    if syllables:
+        from duocthu_assets.parse.pdf.read.ocr_syllable import impossible
+
+        flags = [f or bool(impossible(w["text"])) for f, w in zip(flags, words)]
     digits = [has_digit(w["text"]) for w in words]
     if number_floor is not None:
         flags = [

@@ -16,7 +16,11 @@ are reported separately, as ``inserted``).
 
 Numbers: a token containing an ASCII digit, compared by its digits and
 the ASCII punctuation between them (:func:`number_core`: ``26Đ`` read
-``26D`` is a wrong *word* but a correct *number*). A truth number is
+``26D`` is a wrong *word* but a correct *number*).
+
+Tone-insensitive word accuracy (``folded_accuracy``) counts, on the same
+alignment, the truth words read right or differing only in tone and vowel
+marks, ``Đ``/``D`` or case (:func:`fold`). A truth number is
 ``correct`` when aligned to an OCR token saying the same number, ``wrong``
 when aligned to (substituted by) an OCR token saying a different number, ``lost`` otherwise (deleted, or read as a token with no
 digit). An OCR number aligned to no truth number (inserted, or read for a
@@ -34,6 +38,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 _EDGE = ("P", "S")
+
+
+def fold(token: str) -> str:
+    """A token without its tone and vowel marks, ``Đ``/``đ`` as ``D``/``d``,
+    case folded: what the tone-insensitive word accuracy compares."""
+    bare = "".join(ch for ch in unicodedata.normalize("NFD", token) if not unicodedata.combining(ch))
+    return bare.replace("Đ", "D").replace("đ", "d").casefold()
 
 
 def strip_token(token: str) -> str:
@@ -209,6 +220,7 @@ def _pair_moved(truth, ocr, pairs):
 class PageScore:
     truth_words: int = 0
     matched: int = 0
+    matched_folded: int = 0  # matched, or differing only in tone/vowel marks, Đ/D or case
     inserted: int = 0
     ocr_words: int = 0
     uncertain_words: int = 0
@@ -224,6 +236,10 @@ class PageScore:
     @property
     def word_accuracy(self) -> float:
         return self.matched / self.truth_words if self.truth_words else 1.0
+
+    @property
+    def folded_accuracy(self) -> float:
+        return self.matched_folded / self.truth_words if self.truth_words else 1.0
 
     @property
     def wrong_outside(self) -> int:
@@ -265,6 +281,8 @@ def score(
         unsure = uncertain[o] if o is not None else False
         if tt is not None and ot is not None and tt == ot:
             s.matched += 1
+        if tt is not None and ot is not None and fold(tt) == fold(ot):
+            s.matched_folded += 1
         if t is None:
             s.inserted += 1
         if tt is not None and is_number(tt):

@@ -5,7 +5,11 @@ worker, at each dpi given. CPU seconds (this process and its ``tesseract``
 children) per page are the figure: wall time on a shared machine says
 more about the load than about OCR. Pages/s per core = 1 / CPU s per page.
 
-    python bench/ocr_speed.py [--dpi 300 200] [files under the corpus ...]
+    python bench/ocr_speed.py [--dpi 300 200] [--steps] [files under the corpus ...]
+
+``--steps``: the cost of each step the second round added, one after the
+other at the first dpi: ``vie+eng`` read once (the first round), the
+chosen languages, then deskewing, then every number read a second time.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from pathlib import Path
 
 from duocthu_assets.evaluation.runner import default_corpus_dirs
 from duocthu_assets.parse.pdf.engine import open_pdf
+from duocthu_assets.parse.pdf.read import ocr_pages
+from duocthu_assets.parse.pdf.read.ocr import OcrOptions
 from duocthu_assets.parse.pdf.read.ocr_pages import read_scans
 from duocthu_assets.parse.pdf.read.page import read_page
 from duocthu_assets.parse.pdf.read.scan_page import scan_content
@@ -35,11 +41,49 @@ def cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def measure(files: list[str], settings: PdfSettings) -> tuple[int, float]:
+    """Pages and CPU seconds of reading the files' scanned pages (no cache)."""
+    corpus = default_corpus_dirs()[0]
+    total_pages, total_cpu = 0, 0.0
+    for name in files:
+        path = Path(corpus) / name
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        pages = PdfReader(data, Settings(), PdfSettings(ocr=False)).pages_needing_ocr
+        started = cpu()
+        scans = read_scans(data, pages, settings)
+        doc = open_pdf(data)
+        try:
+            for p in pages:
+                scan_content(read_page(doc[p - 1], settings), scans[p], settings)
+        finally:
+            doc.close()
+        total_pages, total_cpu = total_pages + len(pages), total_cpu + cpu() - started
+    return total_pages, total_cpu
+
+
+def steps(dpi: int, files: list[str]) -> int:
+    chosen = PdfSettings().ocr_languages
+    variants = [("vie+eng, read once (first round)", "vie+eng", (), ""), (f"{chosen}, read once", chosen, (), ""),
+                (f"{chosen}, deskewed", chosen, ("deskew",), ""), (f"{chosen}, deskewed, numbers read twice", chosen, ("deskew",), "eng")]
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("| step | pages | CPU s per page | pages/s per core |\n|---|---|---|---|")
+    for name, languages, prep, recheck in variants:
+        ocr_pages.options_of = lambda s, lang=languages, p=prep, r=recheck: OcrOptions(languages=lang, dpi=s.ocr_dpi, preprocess=p, recheck_languages=r)
+        pages, used = measure(files, PdfSettings(ocr_dpi=dpi, ocr_workers=1, ocr_languages=languages))
+        print(f"| {name} | {pages} | {used / max(pages, 1):.2f} | {pages / used if used else 0:.2f} |", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dpi", type=int, nargs="+", default=[300])
+    ap.add_argument("--steps", action="store_true", help="the cost of each step added in the second round")
     ap.add_argument("files", nargs="*", default=FILES)
     args = ap.parse_args(argv)
+    if args.steps:
+        return steps(args.dpi[0], args.files)
     corpus = default_corpus_dirs()[0]
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for dpi in args.dpi:

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator
 from duocthu_assets.chunking.descriptors import allowed_descriptor_texts, page_reference
 from duocthu_assets.parse.pdf.furniture.page_numbers import parse_page_number
 
+from .ocr import doubted_page_numbers, number_in_doubt
 from .rules import DocumentRows, Row, Rule, RuleResult
 
 ASSET = "chunks"
@@ -368,9 +369,11 @@ def _printed_numbers(rows: DocumentRows) -> dict[int, tuple[str, str]]:
         if f.get("kind") == "page_label":
             found.setdefault(f["page_no"], (f.get("text") or "", FURNITURE))
     for s in rows.segments:
-        if s.get("page_no") is not None and s.get("kind") != "heading" and parse_page_number(s.get("text") or "") and _at_head_or_foot(s, rows.segments):
+        if (s.get("page_no") is not None and s.get("kind") != "heading" and parse_page_number(s.get("text") or "")
+                and _at_head_or_foot(s, rows.segments) and not number_in_doubt(s)):
             found.setdefault(s["page_no"], (s["text"].strip(), IN_PROSE))
     return found
+
 
 
 def _at_head_or_foot(segment: Row, segments) -> bool:
@@ -419,30 +422,39 @@ def attachment_without_printed_page(rows: DocumentRows) -> RuleResult:
     the document numbers no page) and prints no number the parse saw (no
     page-label furniture, no lone number among its lines). A page inside
     the numbered run, a page that prints a number the parse could not
-    verify, and any page of a formulary (it prints every page) offend."""
+    verify, and any page of a formulary (it prints every page) offend. On a
+    page read by OCR only page numbers read with certainty count: a page
+    number OCR read in doubt (withheld as uncertain) is no evidence against
+    the numbering, and the page cites its physical page; a page number read
+    wrong with certainty still offends."""
     missing = [(c, a) for c, a in attachments(rows) if a.get("printed_page") is None and not a.get("printed_label")]
     profile = (rows.raw or {}).get("profile", "")
     numbered = _numbered_pages(rows)
     printed = _printed_numbers(rows)
+    doubted = doubted_page_numbers(rows, _at_head_or_foot)
 
     def proven_unnumbered(page: Any) -> bool:
         # without the parse's row, its page-number furniture is unknown; with
         # it and no segment (a page that is one table), nothing was left unread
-        if profile == "formulary" or rows.parsed is None or not isinstance(page, int) or page in printed:
+        if rows.parsed is None or not isinstance(page, int) or page in printed:
             return False
-        return not numbered or page < numbered[0] or page > numbered[-1]
+        if page in doubted:  # its printed number was read by OCR in doubt: the physical page is the one to trust
+            return True
+        return profile != "formulary" and (not numbered or page < numbered[0] or page > numbered[-1])
 
     bad = [(c, a) for c, a in missing if not proven_unnumbered(a.get("physical_page"))]
     if missing and not bad:
         # the physical page is the only page a reader has, and the descriptor says so ("page N of the file")
+        cited_pages = sorted({a["physical_page"] for _, a in missing})
+        in_doubt = [p for p in cited_pages if p in doubted]
+        doubt = (f"attachments on pages {', '.join(map(str, in_doubt))} cite the physical page: those pages were read by OCR"
+                 " and their printed number only in doubt (no evidence against the numbering)") if in_doubt else ""
         if not numbered:
-            return RuleResult(True, message="the document prints no page numbers; attachments cite the physical page")
-        cited = ", ".join(map(str, sorted({a["physical_page"] for _, a in missing})))
-        return RuleResult(
-            True,
-            message=f"attachments on pages {cited} cite the physical page: those pages lie outside the numbered pages"
-            f" ({numbered[0]}-{numbered[-1]}) and print no number",
-        )
+            return RuleResult(True, message="; ".join(["the document prints no page numbers; attachments cite the physical page"] + [doubt] * bool(doubt)))
+        cited = ", ".join(str(p) for p in cited_pages if p not in doubted)
+        outside = (f"attachments on pages {cited} cite the physical page: those pages lie outside the numbered pages"
+                   f" ({numbered[0]}-{numbered[-1]}) and print no number") if cited else ""
+        return RuleResult(True, message="; ".join(m for m in (outside, doubt) if m))
     pages = sorted({a.get("physical_page") for _, a in bad if a.get("physical_page") is not None})
     what = "attachments without a printed page"
     if bad:

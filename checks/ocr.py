@@ -16,9 +16,12 @@ chunks
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from duocthu_assets.parse.pdf.furniture.page_numbers import parse_page_number
 from duocthu_assets.retrieval.answer import withhold_uncertain
 
-from .rules import DocumentRows, Rule, RuleResult
+from .rules import DocumentRows, Row, Rule, RuleResult
 
 ANCHOR = 12  # characters of the segment's text either side of an uncertain word that find it in a chunk
 
@@ -100,6 +103,29 @@ def ocr_uncertain_numbers_withheld(rows: DocumentRows) -> RuleResult:
     result = RuleResult.from_offenders(bad, "OCR'd chunk(s) could show a number OCR was unsure of", pages)
     return RuleResult(False, result.count, result.offending_ids, result.pages,
                       f"{result.message} — {first}: {bad[first]}; rebuild the document (its chunks and segments disagree)")
+
+
+def number_in_doubt(segment: Row) -> bool:
+    """Whether OCR read every digit of the segment without certainty (inside
+    its uncertain spans): a page number read so is no evidence either way
+    (adr0006_10 trusts only page numbers read with certainty)."""
+    text = segment.get("text") or ""
+    if segment.get("text_source") != "ocr" or not any(c.isdigit() for c in text):
+        return False
+    spans = [(int(sp["offset"]), int(sp["length"])) for sp in segment.get("uncertain_spans") or ()]
+    return all(any(o <= k < o + n for o, n in spans) for k, c in enumerate(text) if c.isdigit())
+
+
+def doubted_page_numbers(rows: DocumentRows, at_head_or_foot: Callable[[Row, list], bool]) -> set[int]:
+    """The pages read by OCR whose printed page number was read in doubt: a
+    segment that is nothing but a page number, at the head or the foot of
+    the page (``at_head_or_foot``), every digit of it uncertain."""
+    ocr = set((rows.parsed or {}).get("pages_ocr") or ())
+    return {
+        s["page_no"] for s in rows.segments
+        if s.get("page_no") in ocr and s.get("kind") != "heading" and number_in_doubt(s)
+        and parse_page_number(s.get("text") or "") and at_head_or_foot(s, rows.segments)
+    }
 
 
 OCR_RULES = [

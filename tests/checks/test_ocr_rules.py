@@ -82,3 +82,54 @@ def test_a_word_certain_in_one_segment_and_uncertain_in_the_next_passes():
     chunks = build_chunks("d.pdf", segments, [], {}, Settings())
     rows = DocumentRows("d.pdf", segments=[to_row(s, "d.pdf") for s in segments], chunks=[to_row(c, "d.pdf") for c in chunks])
     assert RULE.apply(rows).passed
+
+
+# -- adr0006_10 on pages read by OCR: only page numbers read with certainty count --
+
+
+def _ocr_paper(foot: str, uncertain: bool) -> DocumentRows:
+    """Three scanned pages printed 1, 2, 3; OCR read page 2's folio as
+    ``foot`` (in doubt when ``uncertain``), so the parse could not verify it,
+    and page 2 holds a lifted formula."""
+    from duocthu_assets.model import BlockKind, BlockShape, LiftedBlock
+    from tests.support.chunk_samples import FORMULARY, build_document, rows_of
+
+    ocr = {"text_source": TextSource.OCR, "source_ref": "pdf:p1"}
+    raw = [
+        Segment("s001", SegmentKind.HEADING, "Phần 1", level=1, page_no=1, printed_page=1, printed_label="1", bbox=(0, 0, 9, 9), **ocr),
+        Segment("s002", SegmentKind.PARAGRAPH, "Phần 2", page_no=2, bbox=(0, 0, 9, 9), **ocr),
+        Segment("s003", SegmentKind.PARAGRAPH, foot, page_no=2, bbox=(300, 780, 310, 790),
+                uncertain_spans=(Span(0, len(foot)),) if uncertain else (), **ocr),
+        Segment("s004", SegmentKind.PARAGRAPH, "Phần 3", page_no=3, printed_page=3, printed_label="3", bbox=(0, 0, 9, 9), **ocr),
+    ]
+    blocks = [LiftedBlock("f01", BlockKind.FORMULA, BlockShape.FORMULA_2D, 2, None, (0, 20, 10, 30), anchor_segment_id="s002")]
+    doc = build_document(raw, blocks)
+    return DocumentRows("d.pdf", parsed={"doc_id": "d.pdf", "canonical_text": doc.canonical, "pages_ocr": [1, 2, 3]},
+                        segments=rows_of(doc.segments, "segments"), blocks=rows_of(doc.blocks, "lifted_blocks"),
+                        chunks=rows_of(doc.chunks(FORMULARY), "chunks"))
+
+
+def _adr0006_10():
+    from checks.adr0006 import ADR0006_RULES
+
+    return next(r for r in ADR0006_RULES if r.name == "adr0006_10_attachment_without_printed_page")
+
+
+def test_10_a_page_number_ocr_read_in_doubt_is_no_evidence_against_the_numbering():
+    rule = _adr0006_10()
+    result = rule.evaluate(_ocr_paper("2", uncertain=True))
+    assert result.passed, result.message
+    assert result.message == ("attachments on pages 2 cite the physical page: those pages were read by OCR and their printed"
+                              " number only in doubt (no evidence against the numbering)")
+    assert "only page numbers read with certainty count" in rule.description  # the check's metadata says so
+
+
+def test_10_a_page_number_ocr_read_wrong_with_certainty_still_blocks():
+    result = _adr0006_10().evaluate(_ocr_paper("7", uncertain=False))
+    assert result.passed is False and result.pages == (2,)
+    assert "page 2 prints '7' as a paragraph of prose, not verified as its page number" in result.message, result.message
+
+
+def test_10_the_same_folio_read_with_certainty_but_unverified_still_blocks():
+    result = _adr0006_10().evaluate(_ocr_paper("2", uncertain=False))
+    assert result.passed is False and result.pages == (2,)

@@ -15,6 +15,7 @@ import pytest
 
 from duocthu_assets.parse.pdf.warnings import OCR_BLOCKED
 from duocthu_assets.retrieval.searcher import answer
+from duocthu_assets.settings.pdf import PdfSettings
 from duocthu_assets.warehouse import Warehouse
 from tests.support.ingest import ingest_inbox
 from tests.support.scans import PROSE, needs_tesseract, scanned_pdf
@@ -40,7 +41,7 @@ def test_a_scan_is_read_by_ocr_accountably(tmp_path):
     read = docs["scan.pdf"]
     assert read["status"] == "ok", read
     parsed = _table(tmp_path, "parsed_documents", "scan.pdf")[0]
-    assert (parsed["ocr_engine"], parsed["ocr_languages"], parsed["ocr_dpi"], parsed["pages_ocr"]) == ("tesseract", "vie+eng", 300, [1])
+    assert (parsed["ocr_engine"], parsed["ocr_languages"], parsed["ocr_dpi"], parsed["pages_ocr"]) == ("tesseract", PdfSettings().ocr_languages, 300, [1])
     assert parsed["ocr_version"].startswith("5."), parsed["ocr_version"]
     assert parsed["pages_needing_ocr"] == []
 

@@ -96,6 +96,13 @@ def repeated_lines(pages: list[PageContent], settings: PdfSettings, page_rows: l
     return out
 
 
+def in_doubt(fragment: Fragment) -> bool:
+    """Whether OCR read any word of the fragment without certainty: a page
+    number read so is no printed page (nor evidence against the numbering);
+    it stays in the text, withheld as uncertain."""
+    return any(w.uncertain for w in fragment.words)
+
+
 def margin_stamps(page: PageContent) -> set[int]:
     """Vertical lines standing in a side margin, clear of the page's
     horizontal text (an arXiv identifier, a typesetter's job line)."""
@@ -146,14 +153,14 @@ def detect_furniture(
         band = {i for row in rows for i in row.indices}
         for i in sorted(band | extra | beside):  # beside: a folio upright on paper at the side of a page turned to read
             n = parse_page_number(page.fragments[i].text)
-            if n is not None:
+            if n is not None and not in_doubt(page.fragments[i]):
                 found.append((n, frozenset([i])))
         for row in rows:
             if row.outermost:
                 # "Running title ... 9": a number opening or closing the outermost row
                 for i in row.indices:
                     n = embedded_page_number(page.fragments[i].text)
-                    if n is not None:
+                    if n is not None and not in_doubt(page.fragments[i]):
                         found.append((n, frozenset(row.indices)))
         candidates.append(found)
     chosen = resolve_page_numbers(pages, candidates, own_labels)
@@ -164,7 +171,7 @@ def detect_furniture(
             small_ruled = row.top and row.ruled and body_size > 0 and all(page.fragments[i].size < settings.small_head_ratio * body_size for i in row.indices)
             if small_ruled or recurring(page, row):
                 furniture.update(row.indices)
-            elif any(parse_page_number(page.fragments[i].text) for i in row.indices):
+            elif any(parse_page_number(page.fragments[i].text) and not in_doubt(page.fragments[i]) for i in row.indices):
                 furniture.update(i for i in row.indices if not _NUMBERED_CAPTION.match(page.fragments[i].text))
         value, label, where = pick
         furniture.update(where)

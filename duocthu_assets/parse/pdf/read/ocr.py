@@ -24,6 +24,9 @@ from ..engine import open_pdf, pymupdf
 from ..geometry import BBox
 
 ENGINE = "tesseract"
+# chosen on the OCR bench's development part (bench/ocr_models.py, bench/RESULTS.md): deskewing the page gained
+# 2 points of word accuracy; denoising and upscaling lost some
+PREPROCESS = ("deskew",)
 MISSING_MESSAGE = (
     "OCR is on for this collection but the Tesseract OCR engine is not installed — run `make ocr` (Debian's "
     "tesseract-ocr with vie, eng and fas data), or turn OCR off ([pdf] ocr = false in its collection.toml: "
@@ -36,9 +39,11 @@ class OcrOptions:
     """What a page is read with: Tesseract's languages (``vie+eng``), the dpi
     it is rendered at, and Tesseract's page segmentation mode."""
 
-    languages: str = "vie+eng"
+    languages: str = "vie+Vietnamese+eng"
     dpi: int = 300
     psm: int = 3  # fully automatic page segmentation (columns, blocks)
+    recheck_languages: str = "eng"  # the model each number is read again with (:mod:`.ocr_recheck`); "" reads once
+    preprocess: tuple[str, ...] = PREPROCESS  # OpenCV steps before Tesseract reads the page (:mod:`.ocr_image`)
 
 
 class OcrWord(NamedTuple):
@@ -52,6 +57,7 @@ class OcrWord(NamedTuple):
     block: int
     paragraph: int
     line: int
+    second: str | None = None  # a word holding a digit: what the second reading read there (:mod:`.ocr_recheck`)
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,17 @@ def ocr_image(image, options: OcrOptions, scale: float | None = None, width: flo
     version = tesseract_version()
     img = Image.open(io.BytesIO(image)) if isinstance(image, (bytes, bytearray)) else image
     scale = scale if scale is not None else 72.0 / options.dpi
+    matrix = None
+    if options.preprocess:
+        import numpy as np
+
+        from .ocr_image import prepare, scale_of
+
+        prepared, matrix = prepare(np.asarray(img.convert("L")), options.preprocess)
+        image = img = Image.fromarray(prepared)
+        dpi = round(options.dpi * scale_of(matrix))
+    else:
+        dpi = options.dpi
     os.environ["OMP_THREAD_LIMIT"] = "1"  # one core per page: pages run side by side, results do not vary
     try:
         with tempfile.TemporaryDirectory(prefix="duocthu-ocr-") as folder:
@@ -135,21 +152,61 @@ def ocr_image(image, options: OcrOptions, scale: float | None = None, width: flo
             else:
                 source = img
             data = pytesseract.image_to_data(
-                source, lang=options.languages, config=f"--psm {options.psm} --dpi {options.dpi}", output_type=pytesseract.Output.DICT
+                source, lang=options.languages, config=f"--psm {options.psm} --dpi {dpi}", output_type=pytesseract.Output.DICT
             )
     except pytesseract.TesseractError as exc:
         raise ParseFailed(f"Tesseract could not read the page image: {str(exc)[:300]} — check `tesseract --list-langs` "
                           f"holds {options.languages} (run `make ocr`)") from exc
     words: list[OcrWord] = []
+    pixels: list[tuple[int, int, int, int]] = []
     for k, text in enumerate(data["text"]):
         text = (text or "").strip()
         conf = float(data["conf"][k])
         if not text or conf < 0:
             continue
-        x, y, w, h = (data[key][k] * scale for key in ("left", "top", "width", "height"))
-        words.append(OcrWord(text, (round(x, 2), round(y, 2), round(x + w, 2), round(y + h, 2)), conf,
+        left, top, wide, high = (int(data[key][k]) for key in ("left", "top", "width", "height"))
+        pixels.append((left, top, left + wide, top + high))
+        x0, y0, x1, y1 = _original(matrix, pixels[-1])
+        words.append(OcrWord(text, (round(x0 * scale, 2), round(y0 * scale, 2), round(x1 * scale, 2), round(y1 * scale, 2)), conf,
                              data["block_num"][k], data["par_num"][k], data["line_num"][k]))
+    if options.recheck_languages:
+        words = _read_numbers_again(img, words, pixels, options)
+    if matrix is not None:
+        from .ocr_image import scale_of
+
+        scale /= scale_of(matrix)  # the page's size in points from the prepared image's
     return OcrPage(tuple(words), width or img.width * scale, height or img.height * scale, ENGINE, version, options.languages, options.dpi)
+
+
+def _original(matrix, box: tuple[int, int, int, int]) -> tuple[float, float, float, float]:
+    """A box of pixels read on the prepared image as pixels of the page image."""
+    if matrix is None:
+        return box
+    from .ocr_image import back
+
+    return back(matrix, box)
+
+
+def _read_numbers_again(img, words: list[OcrWord], pixels: list[tuple[int, int, int, int]], options: OcrOptions) -> list[OcrWord]:
+    """The words, each holding a digit with its second reading (:mod:`.ocr_recheck`)."""
+    import numpy as np
+    import pytesseract
+
+    from .ocr_recheck import holds_digit, second_readings
+
+    which = [k for k, w in enumerate(words) if holds_digit(w.text)]
+    if not which:
+        return words
+    grey = np.asarray(img.convert("L"))
+    try:
+        seconds = second_readings(grey, [pixels[k] for k in which], options.recheck_languages, options.dpi)  # on the image read
+    except pytesseract.TesseractError as exc:
+        raise ParseFailed(f"Tesseract could not read the page's numbers again: {str(exc)[:300]} — check `tesseract "
+                          f"--list-langs` holds {options.recheck_languages} (run `make ocr`)") from exc
+    out = list(words)
+    for k, second in zip(which, seconds):
+        out[k] = out[k]._replace(second=second)
+    return out
 
 
 def ocr_pdf_page(data: bytes, page_no: int, options: OcrOptions | None = None) -> OcrPage:

@@ -13,7 +13,15 @@ left 22 numbers read wrong outside an uncertain span, these rules none):
 - a word holding a digit next to an uncertain word holding a digit on its
   line: Tesseract splits a number it struggles with (``31/2024`` read
   ``3`` at 97 and ``1/2024QHI`` at 58), and the sure-looking half is as
-  wrong as the other.
+  wrong as the other;
+- a word holding a digit whose second reading (:mod:`.ocr_recheck`: the
+  word's crop at another scale, binarised, read by another model) does not
+  say the same number: Tesseract is sometimes sure of a wrong number;
+- a word written as Vietnamese that no Vietnamese syllable spells
+  (:mod:`.ocr_syllable`: ``châp``, a syllable closed by p, t, c or ch
+  without the sắc or nặng tone), when the page is read as Vietnamese.
+
+Doubt only: a word is never corrected.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ import re
 from collections.abc import Sequence
 
 from .ocr import OcrWord
+from .ocr_recheck import disagrees
+from .ocr_syllable import impossible
 
 _DIGIT = re.compile(r"[0-9]")
 _CONFUSABLE = re.compile(r"[0-9][OoIl|SBZ]|[OoIl|SBZ][0-9]|[^\W\d_][0-9][^\W\d_]|^[^\W\d_]{1,2}[0-9]$")
@@ -36,11 +46,14 @@ def _close(a: OcrWord, b: OcrWord) -> bool:
     return b.bbox[0] - a.bbox[2] < height / 3
 
 
-def uncertain_words(words: Sequence[OcrWord], floor: float, number_floor: float) -> list[bool]:
-    """One flag per word, in the page's order: uncertain (see the module docstring)."""
+def uncertain_words(words: Sequence[OcrWord], floor: float, number_floor: float, syllables: bool = False) -> list[bool]:
+    """One flag per word, in the page's order: uncertain (see the module
+    docstring); ``syllables``: the page is read as Vietnamese."""
     digits = [bool(_DIGIT.search(w.text)) for w in words]
     flags = [
-        w.confidence < floor or (d and (w.confidence < number_floor or bool(_CONFUSABLE.search(w.text.strip(".,;:()")))))
+        w.confidence < floor
+        or (d and (w.confidence < number_floor or bool(_CONFUSABLE.search(w.text.strip(".,;:()"))) or disagrees(w.text, w.second)))
+        or (syllables and not d and bool(impossible(w.text)))
         for w, d in zip(words, digits)
     ]
     for i in range(len(words) - 1):

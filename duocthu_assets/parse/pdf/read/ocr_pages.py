@@ -67,7 +67,7 @@ class OcrCache:
             return None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            words = tuple(OcrWord(w[0], tuple(w[1]), w[2], w[3], w[4], w[5]) for w in data.pop("words"))
+            words = tuple(OcrWord(w[0], tuple(w[1]), w[2], w[3], w[4], w[5], w[6] if len(w) > 6 else None) for w in data.pop("words"))
             return OcrPage(words=words, **data)
         except (ValueError, KeyError, TypeError, IndexError):
             return None  # a damaged entry is read again
@@ -87,6 +87,10 @@ class OcrCache:
 def cache_key(image_sha256: str, options: OcrOptions, version: str) -> str:
     """The page image's hash and all that decides what OCR reads on it."""
     what = f"{image_sha256}|tesseract {version}|{options.languages}|{options.dpi}|psm {options.psm}"
+    if options.recheck_languages:  # numbers read a second time (ocr_recheck): a reading without them is not this one
+        what += f"|numbers again {options.recheck_languages}"
+    if options.preprocess:
+        what += f"|prepared {','.join(options.preprocess)}"
     return hashlib.sha256(what.encode()).hexdigest()
 
 

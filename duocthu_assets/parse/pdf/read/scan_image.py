@@ -24,6 +24,7 @@ PICTURE_MIN_SIDE_PT = 20.0  # a picture is at least this wide and this high (a s
 PICTURE_MIN_AREA_PT2 = 2000.0
 PICTURE_JOIN_PT = 8.0  # strokes this close belong to one picture
 PICTURE_MIN_INK = 0.02  # of its box: less ink is specks of noise
+FRAME_REACH_PT = 3.0  # a rule this close to a picture is its frame or axis (a chart's)
 TEXT_CONFIDENCE = 50.0  # a word read at least this sure is text, not a picture's ink
 
 
@@ -78,11 +79,28 @@ def image_rules(png: bytes, dpi: int) -> list[Rule]:
     return _rules_from(horizontal, scale, True) + _rules_from(vertical, scale, False)
 
 
+def _framed(picture: BBox, rules: Sequence[Rule]) -> BBox:
+    """The picture grown over the rules that touch it (once: rules that touch
+    only those rules, a table's beside it, stay apart): a chart's plotted ink
+    is found as a picture, its frame and axes as rules."""
+    touching = [r.bbox for r in rules if _touches(picture, r.bbox) and not _within(r.bbox, picture)]
+    return (min([picture[0]] + [b[0] for b in touching]), min([picture[1]] + [b[1] for b in touching]),
+            max([picture[2]] + [b[2] for b in touching]), max([picture[3]] + [b[3] for b in touching]))
+
+
+def _touches(box: BBox, other: BBox, pad: float = FRAME_REACH_PT) -> bool:
+    return other[0] <= box[2] + pad and other[2] >= box[0] - pad and other[1] <= box[3] + pad and other[3] >= box[1] - pad
+
+
+def _within(inner: BBox, outer: BBox) -> bool:
+    return inner[0] >= outer[0] - 0.5 and inner[1] >= outer[1] - 0.5 and inner[2] <= outer[2] + 0.5 and inner[3] <= outer[3] + 0.5
+
+
 def image_features(png: bytes, dpi: int, words: Sequence[OcrWord]) -> tuple[list[Rule], list[BBox]]:
     """The page image's rules and pictures (see the module docstring): a
     picture is ink in no confidently read word and no rule, its strokes
     joined, large enough and inked enough to be a signature, a seal or a
-    photograph."""
+    photograph, grown over the rules touching it (a chart's frame and axes)."""
     import cv2
     import numpy as np
 
@@ -110,6 +128,7 @@ def image_features(png: bytes, dpi: int, words: Sequence[OcrWord]) -> tuple[list
         if ink < PICTURE_MIN_INK:
             continue
         pictures.append((round(x0 * scale, 2), round(y0 * scale, 2), round(x1 * scale, 2), round(y1 * scale, 2)))
-    # a stroke of a signature or a seal that ran straight for a while is the picture's, not a rule
+    pictures = [_framed(p, rules) for p in pictures]
+    # a stroke of a signature or a seal that ran straight for a while is the picture's, not a rule; so is a chart's frame
     rules = [r for r in rules if not any(contains_point(p, *center(r.bbox), pad=1.0) for p in pictures)]
     return rules, sorted(pictures, key=lambda b: (b[1], b[0]))

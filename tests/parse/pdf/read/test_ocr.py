@@ -53,7 +53,7 @@ def test_pages_run_in_parallel_with_progress_and_are_cached(scan, tmp_path, monk
 
 def test_a_scan_is_parsed_from_its_ocr_with_provenance(scan):
     parsed = parse_document(scan, Format.PDF, Settings())
-    assert parsed.pages_needing_ocr == [] and parsed.ocr.pages == (1,) and parsed.ocr.languages == "vie+eng"
+    assert parsed.pages_needing_ocr == [] and parsed.ocr.pages == (1,) and parsed.ocr.languages == PdfSettings().ocr_languages
     assert [s.text for s in parsed.segments] == PROSE
     assert all(s.text_source is TextSource.OCR for s in parsed.segments)
     assert parse_document(scan, Format.PDF, Settings()).segments == parsed.segments  # deterministic

@@ -29,3 +29,9 @@ def test_a_digit_beside_a_confusable_letter_is_uncertain():
 def test_the_sure_half_of_a_split_number_is_uncertain_too():
     words = [_w("3", 97, 0), _w("1/2024QHI", 58, 40), _w("ngày", 97, 150)]
     assert uncertain_words(words, 80, 93) == [True, True, False]
+
+
+def test_an_impossible_vietnamese_syllable_is_uncertain_when_the_page_is_read_as_vietnamese():
+    words = [_w("chấp", 96, 0), _w("châp", 96, 40), _w("hành", 96, 80)]
+    assert uncertain_words(words, 80, 93, syllables=True) == [False, True, False]
+    assert uncertain_words(words, 80, 93) == [False, False, False]
