@@ -80,14 +80,17 @@ def retarget(table: pa.Table, doc_id: str) -> pa.Table:
 
 
 def _templates(instance, wh) -> tuple[dict, list, list]:
+    from dagster._core.event_api import PartitionKeyFilter
+
     tables = {asset: wh.read_table(asset, TEMPLATE) for asset in ASSETS}
     mats, checks = [], []
     for asset, check in SEEDED_EVENTS:
         key = dg.AssetKey(asset)
         records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=key, asset_partitions=[TEMPLATE]), limit=1)
         mats.append(records.records[0].event_log_entry)
-        history = instance.event_log_storage.get_asset_check_execution_history(dg.AssetCheckKey(key, check), limit=20)
-        checks.append(next(r.event for r in history if r.partition == TEMPLATE and r.event is not None))
+        history = instance.event_log_storage.get_asset_check_execution_history(
+            dg.AssetCheckKey(key, check), limit=1, partition_filter=PartitionKeyFilter(key=TEMPLATE))
+        checks.append(history[0].event)
     return tables, mats, checks
 
 
@@ -131,7 +134,7 @@ def seed(root: Path, documents: int, tables: bool = True) -> dict:
             ingest([str(inbox)], str(warehouse), out=io.StringIO(), show_progress=False)
     wh, instance = Warehouse(str(warehouse)), open_instance(str(warehouse))
     try:
-        tables, mats, checks = _templates(instance, wh)
+        templates, mats, checks = _templates(instance, wh)
         registry = Registry(wh)
         template = registry.records[TEMPLATE]
         have = set(instance.get_dynamic_partitions("documents"))
@@ -144,7 +147,7 @@ def seed(root: Path, documents: int, tables: bool = True) -> dict:
                 path.write_text(CSV)
                 registry.records[doc_id] = dataclasses.replace(
                     template, doc_id=doc_id, path=str(path), source_name=doc_id, mtime_ns=path.stat().st_mtime_ns)
-            for asset, table in tables.items():
+            for asset, table in templates.items():
                 wh.write_tables(asset, {doc_id: retarget(table, doc_id) for doc_id in batch})
             instance.add_dynamic_partitions("documents", batch)
             run_id = str(uuid.uuid4())
@@ -258,6 +261,7 @@ def measure(root: Path, repeat: int) -> dict:
         row["sensor_tick_one_new"].append(_tick(root, "sensor"))
         row["schedule_tick_one_new"].append(_tick(root, "schedule"))
         row["add_one"].append(_cli_ingest(root))
+    print(json.dumps(row), flush=True)  # what is done so far, in case the rest is stopped
     row["review"] = [_review(root) for _ in range(repeat)]
     row["ui"] = ui_query_timings(root / "wh", repeat)
     row["load_after"] = os.getloadavg()[0]
@@ -270,7 +274,7 @@ def main() -> None:
     parser.add_argument("--root", required=True, help="work folder (kept): ROOT/inbox, ROOT/wh")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed-only", action="store_true")
-    parser.add_argument("--measure-only", action="store_true")
+    parser.add_argument("--measure-only", action="store_true", help="measure ROOT as it is (run one `duocthu ingest` first if the seed was stopped before its settle)")
     parser.add_argument("--skip-tables", action="store_true", help="seed: leave the consolidated tables as they are")
     parser.add_argument("--out", metavar="FILE")
     args = parser.parse_args()
