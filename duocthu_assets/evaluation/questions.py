@@ -63,9 +63,14 @@ def load_questions(folder: str | Path, split: str) -> list[Question]:
     return out
 
 
+_NAME_DIGEST = re.compile(r"-[0-9a-f]{8}$")
+
+
 def _document_of(doc_id: str) -> str:
-    """``vn__bo_luat_dan_su_91-2015-qh13.docx-be97754d`` → its file name, lower case."""
-    return doc_id.rsplit("-", 1)[0].lower()
+    """``vn__bo_luat_dan_su_91-2015-qh13.docx-be97754d`` → its file name, lower
+    case; a doc_id that is its file name already (``vnlaw__06-bct.signed.pdf``)
+    stays as it is."""
+    return _NAME_DIGEST.sub("", doc_id).lower()
 
 
 def _squash(text: str) -> str:

@@ -31,6 +31,15 @@ def test_an_article_is_found_by_document_and_unit():
     assert first_rank(q, hits[:2], False) is None
 
 
+def test_a_doc_id_that_is_its_file_name_is_that_document():
+    # a file whose name is already a key keeps it as its doc_id, with no digest
+    scan = "vnlaw__06-bct.signed.pdf"
+    q = _q("accented", [(scan, "Điều 4")])
+    hit = SimpleNamespace(doc_id=scan, unit="Điều 4", text="", entry_title="", section_title="", headings=())
+    assert first_rank(q, [hit], False) == 1
+    assert first_rank(_q("accented", [("vnlaw__06-other.pdf", "Điều 4")]), [hit], False) is None
+
+
 def test_multi_needs_every_unit_and_a_missing_unit_only_being_said_missing():
     multi = _q("multi", [(BLDS, "Điều 468"), (ND19, "Điều 21")])
     assert first_rank(multi, [_hit(ND19, "Điều 21"), _hit(BLDS, "Điều 1"), _hit(BLDS, "Điều 468")], False) == 3
