@@ -80,7 +80,7 @@ def retarget(table: pa.Table, doc_id: str) -> pa.Table:
 
 
 def _templates(instance, wh) -> tuple[dict, list, list]:
-    from dagster._core.event_api import PartitionKeyFilter
+    from duocthu_assets.runtime.dagster_private import PartitionKeyFilter
 
     tables = {asset: wh.read_table(asset, TEMPLATE) for asset in ASSETS}
     mats, checks = [], []
@@ -106,10 +106,10 @@ def _clone_event(entry, run_id: str, doc_id: str, target=None):
         data = data._replace(materialization=dg.AssetMaterialization(
             asset_key=m.asset_key, description=m.description, metadata=m.metadata, partition=doc_id, tags=m.tags))
     else:
-        from dagster._core.definitions.asset_checks.asset_check_evaluation import (
+        from duocthu_assets.runtime.dagster_private import (
             AssetCheckEvaluationTargetMaterializationData as Target,
         )
-        from dagster_shared.record import copy  # AssetCheckEvaluation is a @record
+        from duocthu_assets.runtime.dagster_private import record_copy as copy  # a @record
 
         pointer = Target(storage_id=target[0], run_id=run_id, timestamp=target[1]) if target else None
         data = copy(data, partition=doc_id, target_materialization_data=pointer)

@@ -76,6 +76,13 @@ from dagster._core.storage.event_log.sql_event_log import get_max_event_records_
 # partitions instead, at ~30x the time.
 from dagster._core.definitions.asset_checks.asset_check_evaluation import AssetCheckEvaluationPlanned
 
+# -- bench/scale_partitions.py (seeding 100,000 documents' events in bulk) ----
+# A stored evaluation copied for another partition: AssetCheckEvaluation is a
+# Dagster @record, whose fields are replaced only through this function.
+# Public replacement: none; building a new evaluation from its public
+# constructor would drop the fields the stored one carries.
+from dagster_shared.record import copy as record_copy
+
 __all__ = [
     "ASSET_EVENTS",
     "AssetCheckEvaluationPlanned",
@@ -88,6 +95,7 @@ __all__ = [
     "SQLITE_BUSY_TIMEOUT_SECONDS",
     "SqlEventLogStorageTable",
     "SqliteEventLogStorage",
+    "record_copy",
 ]
 
 # The private members of ``SqliteEventLogStorage`` runtime/event_log.py
