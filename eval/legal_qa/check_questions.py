@@ -369,16 +369,12 @@ def summary(records: list[dict], documents: dict[str, dict[str, str]]) -> list[s
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, help="the shared corpus folder")
-    parser.add_argument("--questions", type=Path, default=QUESTIONS)
-    args = parser.parse_args(argv)
-    corpus = args.corpus or Path(os.environ.get("DUOCTHU_CORPUS") or HERE.parents[2] / "shared" / "corpus")
-
+def read_records(path: Path) -> tuple[list[dict], list[str]]:
+    """The JSON objects of ``path``, one a line, and what is wrong with the
+    lines that are not one."""
     records: list[dict] = []
     problems: list[str] = []
-    for n, line in enumerate(args.questions.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -390,10 +386,23 @@ def main(argv: list[str] | None = None) -> int:
             problems.append(f"line {n}: not an object")
             continue
         records.append(record)
+    return records, problems
 
+
+def run_checker(argv, description, questions, load_documents, check, summary) -> int:
+    """Read a question set (``--questions``, else ``questions``) and the
+    corpus (``--corpus``, else $DUOCTHU_CORPUS, else ../shared/corpus beside
+    the repository), check one against the other, print the summary and the
+    problems; 0 when there are none. Shared with eval/legal_qa_fresh."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--corpus", type=Path, help="the shared corpus folder")
+    parser.add_argument("--questions", type=Path, default=questions)
+    args = parser.parse_args(argv)
+    corpus = args.corpus or Path(os.environ.get("DUOCTHU_CORPUS") or HERE.parents[2] / "shared" / "corpus")
+
+    records, problems = read_records(args.questions)
     documents, notes = load_documents(corpus)
     problems += check(records, documents)
-    clean = not problems
     try:
         print("\n".join(summary(records, documents)))
     except (KeyError, TypeError, AttributeError):
@@ -403,7 +412,11 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(f"PROBLEM {problem}")
     print(f"{len(records)} questions, {len(problems)} problem(s)")
-    return 0 if clean else 1
+    return 0 if not problems else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_checker(argv, __doc__.split("\n\n")[0], QUESTIONS, load_documents, check, summary)
 
 
 if __name__ == "__main__":

@@ -29,9 +29,7 @@ beside the repository.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
+import importlib.util
 import re
 import sys
 import unicodedata
@@ -39,6 +37,20 @@ from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+
+
+def _first_set_checker():
+    """eval/legal_qa/check_questions.py, whose readers this checker shares
+    (loaded by path: eval/ is not a package, and both files have one name)."""
+    spec = importlib.util.spec_from_file_location("legal_qa_check_questions", HERE.parent / "legal_qa" / "check_questions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_FIRST = _first_set_checker()
+nfc, fold, read_lines = _FIRST.nfc, _FIRST.fold, _FIRST.read_lines
+precedent_units, has_diacritics = _FIRST.precedent_units, _FIRST.has_diacritics
 QUESTIONS = HERE / "questions.jsonl"
 OCR_TRUTH = HERE.parent / "ocr_truth"
 
@@ -73,15 +85,6 @@ ARTICLE_UNIT = re.compile(r"Điều (\d+)")
 PARAGRAPH = re.compile(r"\s*\[(\d+)\]")
 
 
-def nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
-def fold(text: str) -> str:
-    """NFC, every run of whitespace one space, no edges."""
-    return " ".join(nfc(text).split())
-
-
 def unaccent_words(text: str) -> list[str]:
     """Lower case, no diacritics, đ as d, words of letters and digits."""
     bare = "".join(c for c in unicodedata.normalize("NFD", text.casefold()) if not unicodedata.combining(c))
@@ -89,23 +92,6 @@ def unaccent_words(text: str) -> list[str]:
 
 
 # ---------------------------------------------------------------- documents
-
-def read_lines(path: Path) -> list[str]:
-    if path.suffix.lower() == ".docx":
-        import docx
-
-        return [nfc(p.text) for p in docx.Document(str(path)).paragraphs]
-    import pymupdf
-
-    lines: list[str] = []
-    with pymupdf.open(str(path)) as pdf:
-        for page in pdf:
-            page_lines = page.get_text().split("\n")
-            if page_lines and page_lines[0].strip().isdigit():
-                page_lines = page_lines[1:]  # the page number printed atop the page
-            lines.extend(nfc(line) for line in page_lines)
-    return lines
-
 
 def article_units(lines: list[str], gaps: bool = False) -> dict[str, str]:
     """``{"Điều N": text}`` from the headings taken in sequence (with
@@ -122,22 +108,6 @@ def article_units(lines: list[str], gaps: bool = False) -> dict[str, str]:
     for k, (start, n) in enumerate(starts):
         end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
         units[f"Điều {n}"] = "\n".join(lines[start:end])
-    return units
-
-
-def precedent_units(lines: list[str]) -> dict[str, str]:
-    units: dict[str, str] = {}
-    stripped = [line.strip() for line in lines]
-    if "NỘI DUNG ÁN LỆ" in stripped:
-        units["Nội dung án lệ"] = "\n".join(lines[stripped.index("NỘI DUNG ÁN LỆ"):])
-    begin = next((i for i, s in enumerate(stripped) if s.startswith("NHẬN ĐỊNH CỦA TÒA ÁN")), None)
-    if begin is not None:
-        end = next((i for i in range(begin + 1, len(lines))
-                    if stripped[i].startswith(("Vì các lẽ trên", "QUYẾT ĐỊNH"))), len(lines))
-        starts = [(i, int(m.group(1))) for i in range(begin + 1, end) if (m := PARAGRAPH.match(lines[i]))]
-        for k, (i, n) in enumerate(starts):
-            stop = starts[k + 1][0] if k + 1 < len(starts) else end
-            units[f"Đoạn [{n}]"] = "\n".join(lines[i:stop])
     return units
 
 
@@ -172,10 +142,6 @@ def load_documents(corpus: Path) -> tuple[dict[str, dict[str, str]], list[str]]:
 
 
 # ---------------------------------------------------------------- checks
-
-def has_diacritics(text: str) -> bool:
-    return any(ord(c) > 127 for c in text)
-
 
 def answered_documents(record: dict) -> set[str]:
     if record.get("kind") == "missing_unit":
@@ -353,39 +319,7 @@ def summary(records: list[dict], documents: dict[str, dict[str, str]]) -> list[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, help="the shared corpus folder")
-    parser.add_argument("--questions", type=Path, default=QUESTIONS)
-    args = parser.parse_args(argv)
-    corpus = args.corpus or Path(os.environ.get("DUOCTHU_CORPUS") or HERE.parents[2] / "shared" / "corpus")
-
-    records: list[dict] = []
-    problems: list[str] = []
-    for n, line in enumerate(args.questions.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            problems.append(f"line {n}: not JSON ({error.msg})")
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-        else:
-            problems.append(f"line {n}: not an object")
-
-    documents, notes = load_documents(corpus)
-    problems += check(records, documents)
-    try:
-        print("\n".join(summary(records, documents)))
-    except (KeyError, TypeError, AttributeError):
-        print("(no summary: the records are malformed; see the problems below)")
-    for note in notes:
-        print(f"note: {note}")
-    for problem in problems:
-        print(f"PROBLEM {problem}")
-    print(f"{len(records)} questions, {len(problems)} problem(s)")
-    return 0 if not problems else 1
+    return _FIRST.run_checker(argv, __doc__.split("\n\n")[0], QUESTIONS, load_documents, check, summary)
 
 
 if __name__ == "__main__":
