@@ -41,6 +41,19 @@ def cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def read_file(data: bytes, pages: list[int], settings: PdfSettings) -> dict:
+    """The file's scanned ``pages`` read as the pipeline reads them: OCR, then
+    each page's content from its scan; the scans by page."""
+    scans = read_scans(data, pages, settings)
+    doc = open_pdf(data)
+    try:
+        for p in pages:
+            scan_content(read_page(doc[p - 1], settings), scans[p], settings)
+    finally:
+        doc.close()
+    return scans
+
+
 def measure(files: list[str], settings: PdfSettings) -> tuple[int, float]:
     """Pages and CPU seconds of reading the files' scanned pages (no cache)."""
     corpus = default_corpus_dirs()[0]
@@ -52,13 +65,7 @@ def measure(files: list[str], settings: PdfSettings) -> tuple[int, float]:
         data = path.read_bytes()
         pages = PdfReader(data, Settings(), PdfSettings(ocr=False)).pages_needing_ocr
         started = cpu()
-        scans = read_scans(data, pages, settings)
-        doc = open_pdf(data)
-        try:
-            for p in pages:
-                scan_content(read_page(doc[p - 1], settings), scans[p], settings)
-        finally:
-            doc.close()
+        read_file(data, pages, settings)
         total_pages, total_cpu = total_pages + len(pages), total_cpu + cpu() - started
     return total_pages, total_cpu
 
@@ -97,13 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             data = path.read_bytes()
             pages = PdfReader(data, Settings(), PdfSettings(ocr=False)).pages_needing_ocr
             started_cpu, started = cpu(), time.perf_counter()
-            scans = read_scans(data, pages, settings)
-            doc = open_pdf(data)
-            try:
-                for p in pages:
-                    scan_content(read_page(doc[p - 1], settings), scans[p], settings)
-            finally:
-                doc.close()
+            scans = read_file(data, pages, settings)
             used, wall = cpu() - started_cpu, time.perf_counter() - started
             words = sum(len(s.ocr.words) for s in scans.values())
             total_pages += len(pages)
