@@ -268,14 +268,11 @@ QUESTION_PHRASES = tuple(
     )
 )
 QUESTION_WORDS = frozenset({"tôi", "gì", "không", "nào", "sao", "ạ", "nhỉ", "nhé"})
-QUESTION_WORDS_ON = True
 
 
 def without_question_words(query: str) -> str:
     """``query``'s terms but the words it is asked with (:data:`QUESTION_PHRASES`,
     :data:`QUESTION_WORDS`); the query itself when nothing else is left."""
-    if not QUESTION_WORDS_ON:
-        return query
     exact = terms(query)
     folded = [fold_term(t) for t in exact]
     keep = [t not in QUESTION_WORDS for t in exact]

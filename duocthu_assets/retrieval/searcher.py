@@ -223,7 +223,8 @@ def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], inde
         if len(named) > 1:  # each named document's best chunk first, in the base order
             firsts = {d: next((i for i, (p, _) in enumerate(rest) if doc_ids[p].as_py() == d), None) for d in named}
             lead = sorted(i for i in firsts.values() if i is not None)
-            rest = [rest[i] for i in lead] + [x for i, x in enumerate(rest) if i not in set(lead)]
+            led = set(lead)
+            rest = [rest[i] for i in lead] + [x for i, x in enumerate(rest) if i not in led]
     return (head + rest)[:k]
 
 
