@@ -125,7 +125,8 @@ def _cell(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _sorted(not_ok: list[BlockedDocument]) -> list[BlockedDocument]:
+def in_review_order(not_ok: list[BlockedDocument]) -> list[BlockedDocument]:
+    """In :data:`STATUS_ORDER` (blocked first), by doc_id within each status."""
     return sorted(not_ok, key=lambda d: (STATUS_ORDER.index(d.status), d.doc_id))
 
 
@@ -143,7 +144,7 @@ def markdown_table(not_ok: list[BlockedDocument], checked: int) -> str:
         "| document | status | rule | pages |",
         "|---|---|---|---|",
     ]
-    ordered = _sorted(not_ok)
+    ordered = in_review_order(not_ok)
     for doc in ordered:
         pages = ", ".join(str(p) for p in doc.pages[:10]) + (" …" if len(doc.pages) > 10 else "") or "—"
         lines.append(f"| {_cell(doc.doc_id, 48)} | {doc.status} | `{doc.blocked_by}` | {pages} |")
@@ -159,6 +160,6 @@ def summary_line(not_ok: list[BlockedDocument], checked: int) -> str:
     """One line for the check's description (shown in the UI's check lists)."""
     if not not_ok:
         return f"no blocked documents ({checked} checked)"
-    named = "; ".join(f"{d.doc_id}: {d.status} ({d.blocked_by})" for d in _sorted(not_ok)[:10])
+    named = "; ".join(f"{d.doc_id}: {d.status} ({d.blocked_by})" for d in in_review_order(not_ok)[:10])
     more = f"; … {len(not_ok) - 10} more" if len(not_ok) > 10 else ""
     return f"{counts_line(not_ok, checked)} — {named}{more}"

@@ -13,12 +13,12 @@ from ..inbox.registry import active_doc_ids
 from ..resources import WarehouseResource
 from ..review import (
     BLOCKED,
-    STATUS_ORDER,
     BlockedDocument,
     blocked_documents,
     counts,
     counts_line,
     file_status,
+    in_review_order,
     markdown_table,
     summary_line,
 )
@@ -37,7 +37,7 @@ def document_entries(not_ok: list[BlockedDocument]) -> dict[str, dg.MetadataValu
     ``REBUILD_LINKS``): its status, rule and plain words; and a link to
     rebuild it (:func:`rebuild_url`)."""
     entries: dict[str, dg.MetadataValue] = {}
-    for d in sorted(not_ok, key=lambda d: (STATUS_ORDER.index(d.status), d.doc_id))[:REBUILD_LINKS]:
+    for d in in_review_order(not_ok)[:REBUILD_LINKS]:
         said = f"{d.status} by {d.blocked_by}" if d.status == BLOCKED else f"{d.status} ({d.blocked_by})"
         entries[d.doc_id] = dg.MetadataValue.text(f"{said}: {d.plain or d.message}")
         entries[f"rebuild {d.doc_id}"] = dg.MetadataValue.url(rebuild_url(d.doc_id))
