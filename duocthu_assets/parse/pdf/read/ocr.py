@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from ....settings.pdf import OCR_LANGUAGES
 from ...errors import ParseFailed
 from ..engine import open_pdf, pymupdf
 from ..geometry import BBox
@@ -39,7 +40,7 @@ class OcrOptions:
     """What a page is read with: Tesseract's languages (``vie+eng``), the dpi
     it is rendered at, and Tesseract's page segmentation mode."""
 
-    languages: str = "vie+Vietnamese+eng"
+    languages: str = OCR_LANGUAGES  # the collection setting's default
     dpi: int = 300
     psm: int = 3  # fully automatic page segmentation (columns, blocks)
     recheck_languages: str = "eng"  # the model each number is read again with (:mod:`.ocr_recheck`); "" reads once
