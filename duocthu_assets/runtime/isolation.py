@@ -41,14 +41,15 @@ def _serve(conn: Connection, fn: Callable[..., Any], jobs: list[tuple[str, tuple
            others: tuple[Connection, ...] = ()) -> None:
     """In the child: run the jobs whose indexes arrive, answer each in turn.
     It ends when the parent says so, or when the parent is gone (killed): it
-    never waits for a parent that no longer exists."""
+    never waits for a parent that no longer exists. A child that runs out of
+    memory where it cannot answer exits with ``OUT_OF_MEMORY_EXIT``, which the
+    parent reads as that document's ``MemoryError``."""
     parent_pid = os.getppid()
     try:
         for other in others:  # the parent's ends of its other children's pipes: not ours to hold open
             other.close()
         _die_with_parent()
-        if memory_mb:
-            _limit_memory(memory_mb)
+        limit = _limit_memory(memory_mb) if memory_mb else None
         while True:
             while not conn.poll(ORPHAN_POLL_S):
                 if os.getppid() != parent_pid:
@@ -56,32 +57,53 @@ def _serve(conn: Connection, fn: Callable[..., Any], jobs: list[tuple[str, tuple
             index = conn.recv()
             if index is None:
                 break
-            out_of_memory = False
-            try:
-                result: tuple[str, Any] = ("ok", fn(*jobs[index][1]))
-            except MemoryError:
-                out_of_memory = True  # answered below, once its traceback (and the memory it holds) is gone
-            except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
-                result = ("exception", _picklable(exc))
-            if out_of_memory:
-                gc.collect()
-                result = ("exception", MemoryError("over the memory budget"))
-            try:
-                payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-            except MemoryError:  # the result itself does not fit: the same budget
-                result = ("exception", None)
-                gc.collect()
-                payload = pickle.dumps(("exception", MemoryError("over the memory budget sending the result")))
-            except Exception as exc:  # noqa: BLE001 - an unpicklable value is this job's error
-                payload = pickle.dumps(("exception", _picklable(RuntimeError(f"result could not be sent: {exc}"))))
-            del result
+            payload = _answer(fn, jobs[index][1], limit)
             conn.send_bytes(payload)
             del payload
     except (EOFError, OSError):
         pass
+    except MemoryError:  # past the budget outside the job's own frames: the exit code says it
+        os._exit(OUT_OF_MEMORY_EXIT)
     finally:
         conn.close()
         os._exit(0)
+
+
+OUT_OF_MEMORY_EXIT = 86  # a child's exit code for "over its memory budget, could not answer"
+_OUT_OF_MEMORY = "over the memory budget"
+
+
+def _result(fn: Callable[..., Any], args: tuple) -> bytes:
+    try:
+        result: tuple[str, Any] = ("ok", fn(*args))
+    except MemoryError:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - everything is reported to the parent
+        result = ("exception", _picklable(exc))
+    try:
+        return pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)  # within the budget: a result too big is over it
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - an unpicklable value is this job's error
+        return pickle.dumps(("exception", _picklable(RuntimeError(f"result could not be sent: {exc}"))))
+
+
+def _answer(fn: Callable[..., Any], args: tuple, limit: int | None) -> bytes:
+    """The pickled answer to one job. Past the memory budget anywhere in it
+    (the work, its error, pickling the result) the answer is a
+    ``MemoryError``, written once the failed frames and what they held are
+    gone, with the budget lifted for that moment only (with a few MB left, a
+    second allocation could fail too, and the child would die mute)."""
+    try:
+        return _result(fn, args)
+    except MemoryError:
+        pass
+    _set_soft_memory_limit(None)
+    try:
+        gc.collect()
+        return pickle.dumps(("exception", MemoryError(_OUT_OF_MEMORY)), protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        _set_soft_memory_limit(limit)
 
 
 ORPHAN_POLL_S = 1.0
@@ -118,15 +140,23 @@ def _vm_size_bytes() -> int:
     return 0
 
 
-def _limit_memory(memory_mb: int) -> None:
+def _limit_memory(memory_mb: int) -> int:
     """Allow this child ``memory_mb`` MiB of address space beyond what it
     inherited at the fork: past it an allocation fails (``MemoryError``),
-    ending this document, not the machine."""
+    ending this document, not the machine. Returns the limit set."""
     limit = _vm_size_bytes() + memory_mb * 1024 * 1024
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    _set_soft_memory_limit(limit)
+    return limit
+
+
+def _set_soft_memory_limit(limit: int | None) -> None:
+    """The soft address-space limit: ``limit`` bytes, or the hard limit
+    (``None``). Raising it back up to the hard limit needs no privilege."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard if limit is None else limit, hard))
 
 
 def _exit_description(code: int | None) -> str:
@@ -249,12 +279,17 @@ def run_isolated(
                     status, value = pickle.loads(child.conn.recv_bytes())
                 except (EOFError, OSError):
                     retire(child, kill=True)
-                    outcomes[key] = Outcome(key, error=_crash_error(child.process, what), error_kind="crash", seconds=elapsed)
+                    if memory_mb and child.process.exitcode == OUT_OF_MEMORY_EXIT:
+                        outcomes[key] = Outcome(key, error=MemoryError(_OUT_OF_MEMORY), error_kind="exception", seconds=elapsed)
+                    else:
+                        outcomes[key] = Outcome(key, error=_crash_error(child.process, what), error_kind="crash", seconds=elapsed)
                     continue
                 if status == "ok":
                     outcomes[key] = Outcome(key, value=value, seconds=elapsed)
                 else:
                     outcomes[key] = Outcome(key, error=value, error_kind="exception", seconds=elapsed)
+                    if isinstance(value, MemoryError):
+                        retire(child)  # its heap may stay spent: the next document gets a fresh child
             now = time.monotonic()
             for child in [c for c in children if c.index is not None]:
                 if timeout_s is not None and now - child.started >= timeout_s:
