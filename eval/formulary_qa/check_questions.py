@@ -55,6 +55,7 @@ SPLITS = ("dev", "held_out")
 SPLIT_ORDER = ("accented", "citation", "missing_unit", "unaccented")  # a twin's root (accented) comes first
 FIELDS = ("id", "query", "kind", "twin_of", "answers", "passage", "split")
 ID = re.compile(r"fq\d{3}")
+ID_FORM = "fqNNN"  # how ID reads in a message
 
 
 def nfc(text: str) -> str:
@@ -154,7 +155,7 @@ def check(records: list[dict], units: dict[str, dict[str, str]]) -> list[str]:
         if set(r) != expected:
             problems.append(f"{rid}: fields {sorted(r)} (expected {sorted(expected)})")
         if not ID.fullmatch(str(r.get("id", ""))):
-            problems.append(f"{rid}: id is not fqNNN")
+            problems.append(f"{rid}: id is not {ID_FORM}")
         if rid in by_id:
             problems.append(f"{rid}: duplicate id")
         by_id[rid] = r
@@ -208,7 +209,7 @@ def check(records: list[dict], units: dict[str, dict[str, str]]) -> list[str]:
         if kinds[kind] < least:
             problems.append(f"{kinds[kind]} {kind} questions, fewer than {least}")
         per = Counter(r.get("split") for r in records if r.get("kind") == kind)
-        if abs(per["dev"] - per["held_out"]) > 1:
+        if len(SPLITS) > 1 and abs(per["dev"] - per["held_out"]) > 1:  # a held-out-only set has one split
             problems.append(f"{kind}: {per['dev']} dev / {per['held_out']} held_out, more than one apart")
     if len(records) < MINIMUM_TOTAL:
         problems.append(f"{len(records)} questions, fewer than {MINIMUM_TOTAL}")

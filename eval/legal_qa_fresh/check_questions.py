@@ -80,6 +80,7 @@ TWIN_WORDS = 0.6              # share of the original's folded words a twin keep
 
 FIELDS = ("id", "query", "kind", "twin_of", "answers", "passage", "split")
 ID = re.compile(r"lf\d{3}")
+ID_FORM = "lfNNN"            # how ID reads in a message
 ARTICLE = re.compile(r"\s*Điều\s+(\d+)\s*\.")
 ARTICLE_UNIT = re.compile(r"Điều (\d+)")
 PARAGRAPH = re.compile(r"\s*\[(\d+)\]")
@@ -233,7 +234,7 @@ def check(records: list[dict], documents: dict[str, dict[str, str]]) -> list[str
         if set(r) != expected:
             problems.append(f"{where}: fields {sorted(set(r) ^ expected)} missing or unexpected")
         if not isinstance(rid, str) or not ID.fullmatch(rid):
-            problems.append(f"{where}: id is not lfNNN")
+            problems.append(f"{where}: id is not {ID_FORM}")
         elif rid in by_id:
             problems.append(f"{where}: duplicate id")
         else:
