@@ -5,12 +5,12 @@ a contiguous range), and such a run's own event log is ~0.47 MB, more than
 the document's whole share of a batched ingest (~0.32 MB). About 45 % of it
 is Dagster's plumbing, one event per output or input of every step:
 ``STEP_OUTPUT`` (one per asset and per check: 42 events, 63 KB),
-``STEP_INPUT``, ``LOADED_INPUT``, ``HANDLED_OUTPUT``, ``ENGINE_EVENT`` and
-the resources' init events. Nothing reads them but the run's own log page
-(the Runs page's event list): Dagster's run and step statistics (status,
-timings, the Gantt chart) come from the run's row and its ``STEP_START`` /
-``STEP_SUCCESS`` / ``STEP_FAILURE`` events, the asset and check pages from
-the index. Dagster's own guide to shrinking its database deletes the same
+``STEP_INPUT``, ``LOADED_INPUT`` and ``HANDLED_OUTPUT`` (36 KB). Nothing
+reads them but the run's own log page (the Runs page's event list):
+Dagster's run and step statistics (status, timings, the Gantt chart's
+markers) come from the run's row and its step, engine and resource events
+(``STEP_STATS_EVENT_TYPES``), all kept; the asset and check pages read the
+index. Dagster's own guide to shrinking its database deletes the same
 kinds of events from older runs ("Cleaning older data from your Dagster
 database", docs.dagster.io).
 
@@ -19,8 +19,9 @@ So for every successful run that is not among the newest ``keep_recent``
 those event types are deleted from its own event log, and the log compacted
 (on SQLite the run's own file, ``VACUUM``-ed; written by nobody once the run
 finished). What stays in every run: its start and end, every step's start
-and outcome, its materializations, check evaluations and plans, the captured
-logs' pointer (``LOGS_CAPTURED``), and every message a step logged. A run
+and outcome, the engine's and resources' events, its materializations, check
+evaluations and plans, the captured logs' pointer (``LOGS_CAPTURED``), and
+every message a step logged. A run
 already compacted has none left, so a later prune deletes nothing and
 compacts nothing there. Tested in tests/runtime/test_partition_retention.py
 (run and step statistics read the same before and after).
@@ -40,9 +41,6 @@ PLUMBING = sorted(t.value for t in (
     dg.DagsterEventType.STEP_INPUT,
     dg.DagsterEventType.LOADED_INPUT,
     dg.DagsterEventType.HANDLED_OUTPUT,
-    dg.DagsterEventType.ENGINE_EVENT,
-    dg.DagsterEventType.RESOURCE_INIT_STARTED,
-    dg.DagsterEventType.RESOURCE_INIT_SUCCESS,
 ))
 
 
