@@ -10,7 +10,6 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from duocthu_assets.cli import main
 from duocthu_assets.definitions import build_definitions
 from duocthu_assets.runtime.instance import open_instance
 from duocthu_assets.runtime.partition_retention import (
@@ -25,7 +24,12 @@ from duocthu_assets.runtime.partition_retention import (
 )
 from duocthu_assets.runtime.retention import prune_superseded_runs
 from duocthu_assets.runtime.run_log_retention import PLUMBING
-from tests.support.ingest import write_price_csv
+from tests.support.retention import (
+    ingest_runs,
+    latest_state,
+    partitions_in_run,
+    rebuilt_once,
+)
 
 PLANNED = dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED.value
 FAILED = dg.DagsterEventType.ASSET_FAILED_TO_MATERIALIZE.value
@@ -68,75 +72,26 @@ def test_a_checks_newest_row_on_a_partition_is_never_superseded():
 
 
 # -- on a real instance --------------------------------------------------------
-def _ingest(inbox: Path, warehouse: Path) -> None:
-    assert main(["ingest", str(inbox), "--warehouse", str(warehouse), "--quiet"]) == 0
-
-
 @pytest.fixture(scope="module")
-def rebuilt_once(tmp_path_factory) -> Path:
-    """Three documents in one range run, then ``a`` changed and rebuilt alone."""
-    tmp_path = tmp_path_factory.mktemp("rebuilt")
-    inbox, warehouse = tmp_path / "inbox", tmp_path / "wh"
-    inbox.mkdir()
-    for name in ("a", "b", "c"):
-        write_price_csv(inbox / f"{name}.csv", f"Thuoc {name}", 100)
-    _ingest(inbox, warehouse)
-    write_price_csv(inbox / "a.csv", "Thuoc a", 200)
-    _ingest(inbox, warehouse)
-    return warehouse
-
-
-def _latest_state(instance: dg.DagsterInstance, check_keys) -> dict:
-    """Each partition's latest materialization (storage id, run) per asset,
-    each asset's latest materialization, and each check's latest state per
-    partition, as Dagster's readers return them."""
-    state: dict = {}
-    for key in sorted(instance.get_asset_keys(), key=lambda k: k.to_string()):
-        event = instance.get_latest_materialization_event(key)
-        state[("latest", key.to_string())] = event.run_id if event else None
-        for doc in ("a.csv", "b.csv", "c.csv"):
-            records = instance.fetch_materializations(
-                dg.AssetRecordsFilter(asset_key=key, asset_partitions=[doc]), limit=1).records
-            state[(key.to_string(), doc)] = (records[0].storage_id, records[0].run_id) if records else None
-    for info in instance.event_log_storage.get_asset_check_partition_info(list(check_keys)):
-        state[(info.check_key.to_user_string(), info.partition_key)] = info
-    return state
-
-
-def _partitions_in_run(instance: dg.DagsterInstance, run_id: str) -> dict[str, set[str]]:
-    """The partitions the run's own log names, per kind of event."""
-    out: dict[str, set[str]] = {"asset": set(), "check": set()}
-    for entry in instance.all_logs(run_id):
-        event = entry.dagster_event
-        if event is None:
-            continue
-        if event.event_type == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
-            out["check"].add(event.event_specific_data.partition)
-        elif event.partition:
-            out["asset"].add(event.partition)
-    return out
-
-
-def _ingest_runs(instance: dg.DagsterInstance) -> list[dg.DagsterRun]:
-    """The ingest runs, oldest first: the range run of a, b, c, then a's."""
-    return [r for r in reversed(instance.get_runs()) if r.job_name == "ingest"]  # get_runs: newest first
+def rebuilt(tmp_path_factory) -> Path:
+    return rebuilt_once(tmp_path_factory.mktemp("rebuilt"))
 
 
 @pytest.mark.slow
-def test_prune_deletes_a_rebuilt_documents_rows_in_the_run_kept_for_the_others(rebuilt_once: Path):
-    check_keys = build_definitions(str(rebuilt_once)).resolve_asset_graph().asset_check_keys
-    instance = open_instance(str(rebuilt_once))
+def test_prune_deletes_a_rebuilt_documents_rows_in_the_run_kept_for_the_others(rebuilt: Path):
+    check_keys = build_definitions(str(rebuilt)).resolve_asset_graph().asset_check_keys
+    instance = open_instance(str(rebuilt))
     try:
-        range_run, a_run = (r.run_id for r in _ingest_runs(instance))
-        before = _latest_state(instance, check_keys)
+        range_run, a_run = ingest_runs(instance)
+        before = latest_state(instance, check_keys)
         run_stats, step_stats = instance.get_run_stats(range_run), instance.get_run_step_stats(range_run)
-        assert _partitions_in_run(instance, range_run) == {"asset": {"a.csv", "b.csv", "c.csv"},
+        assert partitions_in_run(instance, range_run) == {"asset": {"a.csv", "b.csv", "c.csv"},
                                                            "check": {"a.csv", "b.csv", "c.csv"}}
 
         result = prune_superseded_runs(instance, check_keys, keep_recent=0)
-        after = _latest_state(instance, check_keys)
+        after = latest_state(instance, check_keys)
         remaining = {r.run_id for r in instance.get_runs()}
-        in_range_run = _partitions_in_run(instance, range_run)
+        in_range_run = partitions_in_run(instance, range_run)
         plumbing_left = [e for e in instance.all_logs(range_run)
                          if e.dagster_event and e.dagster_event.event_type_value in PLUMBING]
         run_stats_after, step_stats_after = instance.get_run_stats(range_run), instance.get_run_step_stats(range_run)
@@ -163,16 +118,10 @@ def test_prune_deletes_a_rebuilt_documents_rows_in_the_run_kept_for_the_others(r
 
 @pytest.mark.slow
 def test_a_plan_holding_a_partitions_newest_row_is_refused_and_nothing_deleted(tmp_path: Path):
-    inbox, warehouse = tmp_path / "inbox", tmp_path / "wh"
-    inbox.mkdir()
-    for name in ("a", "b"):
-        write_price_csv(inbox / f"{name}.csv", f"Thuoc {name}", 100)
-    _ingest(inbox, warehouse)
-    write_price_csv(inbox / "a.csv", "Thuoc a", 200)
-    _ingest(inbox, warehouse)
+    warehouse = rebuilt_once(tmp_path, names=("a", "b"))
     instance = open_instance(str(warehouse))
     try:
-        range_run, a_run = (r.run_id for r in _ingest_runs(instance))
+        range_run, a_run = ingest_runs(instance)
         newest = instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey("raw_documents"), asset_partitions=["a.csv"]), limit=1
         ).records[0]
@@ -197,7 +146,7 @@ def test_a_plan_holding_a_partitions_newest_row_is_refused_and_nothing_deleted(t
         assert instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey("raw_documents"), asset_partitions=["a.csv"]), limit=10
         ).records[0].storage_id == newest.storage_id
-        assert "a.csv" in _partitions_in_run(instance, range_run)["asset"], "refused: nothing deleted"
+        assert "a.csv" in partitions_in_run(instance, range_run)["asset"], "refused: nothing deleted"
     finally:
         instance.dispose()
 
