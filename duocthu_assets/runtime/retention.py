@@ -63,10 +63,11 @@ class PruneResult:
 
     def summary(self) -> str:
         verb = "would delete" if self.dry_run else "deleted"
+        plumbing = "" if self.dry_run else f"; {self.plumbing_events} step input/output event(s) of older runs"
         return (f"{verb} {len(self.runs_deleted)} superseded run(s) of {self.runs_finished} finished; "
                 f"{self.runs_live} hold a document's latest state; inside {self.runs_trimmed} of them, "
-                f"{self.partition_slices} rebuilt partition(s)' events and {self.check_rows} check row(s); "
-                f"{self.plumbing_events} plumbing event(s) of older runs ({self.seconds:.1f} s)")
+                f"{self.partition_slices} rebuilt partition(s)' events and {self.check_rows} check row(s)"
+                f"{plumbing} ({self.seconds:.1f} s)")
 
 
 def _latest_materialization_runs(instance: dg.DagsterInstance) -> set[str]:
