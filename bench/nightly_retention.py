@@ -1,6 +1,6 @@
 """The Dagster instance over nightly cycles, with and without retention.
 
-    nice -n 10 .venv/bin/python bench/nightly_retention.py --documents 1000 --nights 30 [--changed 0.01] [--no-prune]
+    nice -n 10 .venv/bin/python bench/nightly_retention.py --documents 1000 --nights 30 [--changed 0.01] [--no-prune | --runs-only]
 
 Seeds ``--documents`` of bench's tiny CSVs with one `duocthu ingest`, then
 each night: ``--changed`` of the documents (drawn at random, seeded) get a
@@ -10,7 +10,9 @@ job per changed document, in process, with the request's partition and
 tags); what the success sensor does after it is done (the document recorded
 as built), and one index refresh run per night (the sensor requests one per
 ingest run; one a night here, to keep the bench short). Then `duocthu
-prune`'s retention (``--no-prune``: none). After each night: the instance's
+prune`'s retention: superseded runs deleted, then inside the runs kept the
+rows of the documents rebuilt since (``--runs-only``: whole runs only, the
+retention before issue 41's item 2; ``--no-prune``: none). After each night: the instance's
 bytes on disk, its *used* bytes (SQLite's free pages, which the next writes
 reuse, left out), runs, and runs deleted.
 
@@ -37,6 +39,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dagster as dg
 
 from bench.ingest import CSV
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (the ingest's forked batches)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def instance_bytes(home: Path) -> tuple[int, int]:
@@ -104,6 +112,7 @@ def main() -> None:
     parser.add_argument("--nights", type=int, default=30)
     parser.add_argument("--changed", type=float, default=0.01, help="share of the documents changed each night")
     parser.add_argument("--no-prune", action="store_true", help="no retention step (the baseline)")
+    parser.add_argument("--runs-only", action="store_true", help="delete whole superseded runs only")
     parser.add_argument("--keep-recent", type=int, default=10)
     parser.add_argument("--keep", metavar="DIR", help="work in DIR (kept)")
     parser.add_argument("--out", metavar="FILE")
@@ -122,7 +131,7 @@ def main() -> None:
         (inbox / name).write_text(CSV)
     rows = []
     try:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), cpu_seconds()
         with contextlib.redirect_stderr(io.StringIO()):
             seeded = ingest([str(inbox)], str(warehouse), out=io.StringIO(), show_progress=False)
         home = dagster_home_for(str(warehouse))
@@ -147,8 +156,12 @@ def main() -> None:
                 before_disk, before_used = instance_bytes(home)
                 row.update(before_prune_disk_mb=round(before_disk / 2**20, 2), before_prune_used_mb=round(before_used / 2**20, 2))
                 if not args.no_prune:
-                    pruned = prune_superseded_runs(instance, check_keys, keep_recent=args.keep_recent)
-                    row.update(runs_deleted=len(pruned.runs_deleted), prune_seconds=round(pruned.seconds, 1))
+                    cpu = cpu_seconds()
+                    pruned = prune_superseded_runs(instance, check_keys, keep_recent=args.keep_recent,
+                                                   within_runs=not args.runs_only)
+                    row.update(runs_deleted=len(pruned.runs_deleted), prune_seconds=round(pruned.seconds, 1),
+                               prune_cpu_seconds=round(cpu_seconds() - cpu, 2), runs_trimmed=pruned.runs_trimmed, plumbing_events=pruned.plumbing_events,
+                               partition_slices=pruned.partition_slices, check_rows_deleted=pruned.check_rows)
                 disk, used = instance_bytes(home)
                 row.update(disk_mb=round(disk / 2**20, 2), used_mb=round(used / 2**20, 2), runs=len(instance.get_run_ids()),
                            index_tables_kb=index_tables(home),
@@ -160,13 +173,17 @@ def main() -> None:
         kb_per_doc = base["used_mb"] * 1024 / args.documents
         last = rows[-1] if rows else {}
         summary = {
-            "summary": True, "prune": not args.no_prune, "nights": args.nights, "changed_per_night": per_night,
+            "summary": True, "prune": not args.no_prune, "within_runs": not (args.no_prune or args.runs_only),
+            "cpu_seconds": round(cpu_seconds() - cpu_started, 1), "nights": args.nights, "changed_per_night": per_night,
             "kb_per_document_after_seed": round(kb_per_doc, 1),
             "growth_used_mb": round(last.get("used_mb", 0) - base["used_mb"], 2),
             "growth_disk_mb": round(last.get("disk_mb", 0) - base["disk_mb"], 2),
             "changed_documents_share_mb": round(last.get("documents_ever_changed", 0) * kb_per_doc / 1024, 2),
             "changes_share_mb": round(args.nights * per_night * kb_per_doc / 1024, 2),
         }
+        if summary["changed_documents_share_mb"]:
+            summary["growth_over_share"] = round(summary["growth_used_mb"] / summary["changed_documents_share_mb"], 2)
+        summary["prune_cpu_seconds"] = round(sum(r.get("prune_cpu_seconds", 0) for r in rows), 1)
         print(json.dumps(summary), flush=True)
         if args.out:
             Path(args.out).write_text(json.dumps({"seed": base, "nights": rows, "summary": summary}, indent=1) + "\n")

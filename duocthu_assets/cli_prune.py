@@ -1,6 +1,7 @@
 """``duocthu prune [--warehouse DIR] [--keep-recent N] [--dry-run]``: the
-Dagster runs whose every output has since been rebuilt, deleted
-(:mod:`duocthu_assets.runtime.retention`).
+Dagster runs whose every output has since been rebuilt, deleted; inside the
+runs that stay, the rows of documents rebuilt since and older runs' step
+input/output events (:mod:`duocthu_assets.runtime.retention`).
 
 Registered by ``duocthu_assets/cli.py`` like ``search``. Exit codes: 0 done
 (or nothing to delete); 2 bad arguments.
@@ -16,11 +17,12 @@ from .cli_args import default_warehouse_root, whole_number
 def add_prune_parser(sub) -> None:
     prune = sub.add_parser(
         "prune",
-        help="delete the Dagster runs every output of which was rebuilt since (each document's latest state kept)",
+        help="delete the Dagster runs every output of which was rebuilt since, and inside the others the rows of "
+             "documents rebuilt since (each document's latest state kept)",
     )
     prune.add_argument("--warehouse", default=default_warehouse_root(), help="the warehouse (default: %(default)s)")
     prune.add_argument("--keep-recent", type=whole_number(0), default=None, metavar="N",
-                       help="also keep the newest N runs, whatever they hold (default 10)")
+                       help="also keep the newest N runs whole, whatever they hold (default 10)")
     prune.add_argument("--dry-run", action="store_true", help="say what would be deleted, delete nothing")
     prune.set_defaults(func=run_prune)
 

@@ -29,6 +29,15 @@ from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
 # new statements each time: the cost the custom log removes).
 from dagster._core.storage.event_log.schema import AssetCheckExecutionsTable, SqlEventLogStorageTable
 
+# -- retention inside a kept run (runtime/partition_retention.py) -----------
+# The tables a superseded partition's rows are deleted from (with the two
+# above). Public replacement: none; ``wipe_asset_partitions`` deletes a
+# partition's whole history (its newest state with it) and ``delete_events``
+# a whole run, and Dagster's own guide to shrinking its database deletes
+# rows with SQL (docs.dagster.io, "Cleaning older data from your Dagster
+# database").
+from dagster._core.storage.event_log.schema import AssetEventTagsTable
+
 # The status written to an ``asset_check_executions`` row. Public
 # replacement: none exported (the strings PLANNED, SUCCEEDED, FAILED).
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
@@ -90,6 +99,7 @@ __all__ = [
     "AssetCheckExecutionRecord",
     "AssetCheckExecutionRecordStatus",
     "AssetCheckExecutionsTable",
+    "AssetEventTagsTable",
     "INDEX_SHARD_NAME",
     "PartitionKeyFilter",
     "SQLITE_BUSY_TIMEOUT_SECONDS",

@@ -94,7 +94,7 @@ from sqlalchemy.pool import QueuePool
 from .check_partition_index import ensure_check_partition_index
 from .check_rollup import RollupReadsEveryDocument
 from .planned_checks import PlannedCheckRowsWithoutCopies
-from .run_deletion import DeletedRunsLeaveNothing, remove_sqlite_files
+from .run_deletion import DeletedRunsLeaveNothing, remove_sqlite_files, vacuum_sqlite
 from .wal_bound import bound_wal
 from .dagster_private import (
     ASSET_EVENTS,
@@ -332,6 +332,22 @@ class PooledSqliteEventLogStorage(
             engine.dispose()
         self._initialized_dbs.discard(run_id)
         remove_sqlite_files(self.path_for_shard(run_id))
+
+    def compact_run_storage(self, run_id: str) -> None:
+        # a finished run's own database after retention deleted rows inside
+        # it (runtime/partition_retention.py): its pages given back
+        with self._engines_lock:
+            engine = self._engines.pop(run_id, None)
+        if engine is not None:
+            engine.dispose()
+        path = self.path_for_shard(run_id)
+        if not os.path.exists(path):
+            return
+        try:
+            vacuum_sqlite(path, SQLITE_BUSY_TIMEOUT_SECONDS)
+        except sqlite3.OperationalError as exc:  # a reader held it past the busy timeout
+            print(f"duocthu: run {run_id}'s file not compacted ({exc}); the rows are deleted, the file keeps its size",
+                  file=sys.stderr)
 
     def wipe(self) -> None:
         self._close_stamp_connection()

@@ -18,6 +18,14 @@ hold: runs not finished (queued, starting, started, canceling), runs created
 after the prune started, and the newest ``keep_recent`` runs (what the Runs
 page opens on).
 
+Then, inside the finished runs that stay (not the newest ``keep_recent``),
+the rows of partitions a later run rebuilt are deleted
+(:mod:`duocthu_assets.runtime.partition_retention`): a range run that keeps
+one document's latest state no longer keeps the others' superseded events.
+And the plumbing events of those runs' own logs (one per step's input and
+output, read by nothing but the run's event list) are deleted
+(:mod:`duocthu_assets.runtime.run_log_retention`).
+
 The candidates are listed *before* the latest states are read, so a run
 that finishes meanwhile is not a candidate. Cost: every asset
 materialization is read once (its event decoded), the checks' latest
@@ -33,6 +41,9 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
+from .partition_retention import delete_slices, plan, refuse_if_latest
+from .run_log_retention import compact_run_logs, delete_plumbing
+
 FINISHED = [dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED]
 PAGE = 5_000
 DEFAULT_KEEP_RECENT = 10
@@ -45,11 +56,18 @@ class PruneResult:
     runs_deleted: list[str] = field(default_factory=list)
     seconds: float = 0.0
     dry_run: bool = False
+    runs_trimmed: int = 0
+    partition_slices: int = 0
+    check_rows: int = 0
+    plumbing_events: int = 0
 
     def summary(self) -> str:
         verb = "would delete" if self.dry_run else "deleted"
+        plumbing = "" if self.dry_run else f"; {self.plumbing_events} step input/output event(s) of older runs"
         return (f"{verb} {len(self.runs_deleted)} superseded run(s) of {self.runs_finished} finished; "
-                f"{self.runs_live} hold a document's latest state ({self.seconds:.1f} s)")
+                f"{self.runs_live} hold a document's latest state; inside {self.runs_trimmed} of them, "
+                f"{self.partition_slices} rebuilt partition(s)' events and {self.check_rows} check row(s)"
+                f"{plumbing} ({self.seconds:.1f} s)")
 
 
 def _latest_materialization_runs(instance: dg.DagsterInstance) -> set[str]:
@@ -92,15 +110,19 @@ def prune_superseded_runs(
     check_keys: Iterable[dg.AssetCheckKey],
     keep_recent: int = DEFAULT_KEEP_RECENT,
     dry_run: bool = False,
+    within_runs: bool = True,
 ) -> PruneResult:
     """Delete every finished run that holds no partition's latest state (see
     the module's docstring). ``check_keys``: every check of the code location
-    (``Definitions.resolve_asset_graph().asset_check_keys``)."""
+    (``Definitions.resolve_asset_graph().asset_check_keys``). ``within_runs``:
+    also delete the rebuilt partitions' rows inside the runs that stay."""
     if keep_recent < 0:
         raise ValueError(f"keep_recent must be 0 or more, not {keep_recent}")
     started = time.perf_counter()
     now = datetime.now(UTC)
-    candidates = [run.run_id for run in instance.get_runs(filters=dg.RunsFilter(statuses=FINISHED, created_before=now))]
+    finished = instance.get_runs(filters=dg.RunsFilter(statuses=FINISHED, created_before=now))
+    candidates = [run.run_id for run in finished]
+    succeeded = {run.run_id for run in finished if run.status == dg.DagsterRunStatus.SUCCESS}
     recent = {run.run_id for run in instance.get_runs(limit=keep_recent)} if keep_recent else set()
     live = live_runs(instance, check_keys)
     result = PruneResult(runs_finished=len(candidates), runs_live=len(live & set(candidates)), dry_run=dry_run)
@@ -110,5 +132,29 @@ def prune_superseded_runs(
         if not dry_run:
             instance.delete_run(run_id)
         result.runs_deleted.append(run_id)
+    if within_runs:
+        _trim_kept_runs(instance, set(candidates) - set(result.runs_deleted) - recent, succeeded, result)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _trim_kept_runs(instance: dg.DagsterInstance, runs: set[str], succeeded: set[str], result: PruneResult) -> None:
+    """Inside ``runs`` (finished, kept, not the newest): the rebuilt
+    partitions' rows; and the plumbing events of the successful ones' own
+    logs (a failed run keeps them: re-execution from failure reads its step
+    outputs); then those logs compacted. On the SQL event logs (SQLite, PostgreSQL) duocthu
+    selects."""
+    storage = instance.event_log_storage
+    if not runs or not hasattr(storage, "index_connection"):
+        return
+    with storage.index_connection() as conn:
+        slices = plan(conn, runs)
+        refuse_if_latest(conn, slices)
+    result.runs_trimmed = len(slices.runs)
+    result.partition_slices, result.check_rows = slices.counts()
+    if result.dry_run:
+        return
+    delete_slices(storage, slices)
+    plumbing = delete_plumbing(storage, runs & succeeded)
+    result.plumbing_events = sum(plumbing.values())
+    compact_run_logs(storage, slices.runs | set(plumbing))

@@ -14,6 +14,8 @@ Mixed into both event logs duocthu selects (SQLite and PostgreSQL).
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from .dagster_private import AssetCheckExecutionsTable
@@ -35,3 +37,13 @@ class DeletedRunsLeaveNothing:
 def remove_sqlite_files(database: str) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(f"{database}{suffix}").unlink(missing_ok=True)
+
+
+def vacuum_sqlite(database: str, timeout: float) -> None:
+    """Rewrite a SQLite file without its free space (its write-ahead log
+    emptied after), e.g. a finished run's own file after retention deleted
+    rows inside it."""
+    with closing(sqlite3.connect(database, timeout=timeout, isolation_level=None)) as conn:
+        conn.execute("PRAGMA journal_size_limit=0")
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

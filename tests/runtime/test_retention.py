@@ -14,9 +14,26 @@ from duocthu_assets.definitions import build_definitions
 from duocthu_assets.runtime.instance import dagster_home_for, open_instance
 from duocthu_assets.runtime.retention import live_runs, prune_superseded_runs
 from tests.support.ingest import write_price_csv
-from tests.support.ui_helpers import dagster_webserver, free_port, partition_statuses
+from tests.support.ui_helpers import (
+    check_executions,
+    dagster_webserver,
+    free_port,
+    latest_materialization,
+    partition_statuses,
+)
 
 ASSETS = ["raw_documents", "parsed_documents", "chunks", "embeddings"]
+DOCUMENTS = ["a.csv", "b.csv", "c.csv"]
+
+
+def _documents_as_the_ui_reads_them(server, check: dg.AssetCheckKey) -> dict:
+    """Each document's latest materialization of ``chunks`` and latest
+    execution of ``check``, through the webserver's GraphQL."""
+    out = {}
+    for doc in DOCUMENTS:
+        executions = check_executions(server, check.asset_key.path[-1], check.name, doc)
+        out[doc] = (latest_materialization(server, "chunks", doc), executions[0] if executions else None)
+    return out
 
 
 def _ingest(inbox: Path, warehouse: Path) -> None:
@@ -69,6 +86,9 @@ def test_prune_keeps_every_documents_latest_state_as_the_ui_reads_it(tmp_path: P
     try:
         server.start(timeout=240)
         ui_before = partition_statuses(server, ASSETS)
+        chunks_check = min(k.name for k in check_keys if k.asset_key == dg.AssetKey("chunks"))
+        chunks_check = dg.AssetCheckKey(dg.AssetKey("chunks"), chunks_check)
+        docs_before = _documents_as_the_ui_reads_them(server, chunks_check)
         instance = open_instance(str(warehouse))
         try:
             result = prune_superseded_runs(instance, check_keys, keep_recent=0)
@@ -81,6 +101,7 @@ def test_prune_keeps_every_documents_latest_state_as_the_ui_reads_it(tmp_path: P
         finally:
             instance.dispose()
         ui_after = partition_statuses(server, ASSETS)
+        docs_after = _documents_as_the_ui_reads_them(server, chunks_check)
     finally:
         server.stop()
 
@@ -96,6 +117,10 @@ def test_prune_keeps_every_documents_latest_state_as_the_ui_reads_it(tmp_path: P
     # what the UI reads: every partition's status and every check's, unchanged
     assert ui_after == ui_before
     assert set(ui_after["chunks"]["asset"]["materializedPartitions"]) == {"a.csv", "b.csv", "c.csv"}
+    # each document's latest materialization and latest check execution, unchanged; inside the range run
+    # kept for b and c, a's superseded rows were deleted (runtime/partition_retention.py)
+    assert docs_after == docs_before and all(m and e for m, e in docs_after.values())
+    assert result.partition_slices > 0 and result.check_rows > 0, result.summary()
 
 
 def test_prune_refuses_a_negative_keep_recent(tmp_path: Path):

@@ -171,3 +171,41 @@ def test_postgres_check_rollup_reads_a_failing_document(postgres):
         assert_the_rollup_reads_a_failing_document(storage)
     finally:
         storage.dispose()
+
+
+def test_postgres_prune_deletes_a_rebuilt_documents_rows_inside_the_kept_run(postgres, tmp_path, monkeypatch):
+    """runtime/partition_retention.py and run_log_retention.py on
+    dagster-postgres's storage (one event table, no run files): a rebuilt
+    document's rows leave the range run kept for the others, every
+    partition's latest state reads the same."""
+    from duocthu_assets.definitions import build_definitions
+    from duocthu_assets.runtime.retention import prune_superseded_runs
+    from tests.support.retention import (
+        ingest_runs,
+        latest_state,
+        partitions_in_run,
+        rebuilt_once,
+    )
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused_home"))
+    for name, value in POSTGRES_EVENT_OPTIONS.items():
+        monkeypatch.setenv(name, os.environ.get(name, value))
+    monkeypatch.setenv(POSTGRES_URL_ENV, postgres.new_database("dagster_retention"))
+    warehouse = rebuilt_once(tmp_path)
+    check_keys = build_definitions(str(warehouse)).resolve_asset_graph().asset_check_keys
+    instance = open_instance(str(warehouse))
+    try:
+        assert type(instance.event_log_storage).__name__ == "PlannedOncePostgresEventLogStorage"
+        range_run, a_run = ingest_runs(instance)
+        before = latest_state(instance, check_keys)
+        assert before[('["chunks"]', "a.csv")][1] == a_run
+        result = prune_superseded_runs(instance, check_keys, keep_recent=0)
+        after = latest_state(instance, check_keys)
+        in_range_run = partitions_in_run(instance, range_run)
+        again = prune_superseded_runs(instance, check_keys, keep_recent=0)
+    finally:
+        instance.dispose()
+    assert after == before
+    assert in_range_run == {"asset": {"b.csv", "c.csv"}, "check": {"b.csv", "c.csv"}}
+    assert result.partition_slices >= 6 and result.check_rows >= 20 and result.plumbing_events > 0, result.summary()
+    assert (again.partition_slices, again.check_rows, again.plumbing_events) == (0, 0, 0)
