@@ -33,8 +33,10 @@ from .index import LoadedIndex, SearchError, file_stamp, load_index
 from .layout import INDEX_ASSET, LayoutError
 from .names import document_names
 from .query import RRF_K, Fusion, resolve_fusion, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
+from .spread import spread
 from .structure import Resolution, resolve
 
+SPREAD_CAP = 1  # each unit's first chunk before any unit's second (:mod:`.spread`): chosen on the dev gold
 RESOLVE_DEPTH = 100  # how much of the base ranking orders a cited unit's chunks and is narrowed to named documents
 
 _MODE_NOTES = {
@@ -163,7 +165,9 @@ class Searcher:
             if vector.shape != (index.vectors.shape[1],):
                 raise SearchError(f"query vector has shape {vector.shape}, the index has dimension {index.vectors.shape[1]}")
         base = rank(index, searched, vector, max(k, RESOLVE_DEPTH), chosen, self.fusion)
-        resolution = resolve(index.structure(), self.names(index), normalized, [p for p, _ in base], index.text)
+        structure = index.structure()
+        resolution = resolve(structure, self.names(index), normalized, [p for p, _ in base], index.text)
+        base = spread(base, lambda hit: structure.unit_of(hit[0]), SPREAD_CAP)  # after the resolution: it orders a unit's chunks itself
         return apply_resolution(resolution, base, index, k), resolution
 
     def search(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list:
