@@ -31,3 +31,20 @@ def spread(ranking: Sequence[T], key: Callable[[T], Hashable], cap: int = 1) -> 
         seen[unit] = seen.get(unit, 0) + 1
         (first if seen[unit] <= cap else later).append(entry)
     return first + later
+
+
+def by_document(ranking: Sequence[T], document: Callable[[T], Hashable], documents: Sequence[Hashable]) -> list[T]:
+    """``ranking`` with the entries of ``documents`` (a query names them)
+    first, taken in turn, one of each document (in the order their best
+    entries come) then the second of each …; the other entries after, in
+    their own order. Each named document's best units are in view, not only
+    the one that matches best."""
+    named = set(documents)
+    own: dict[Hashable, list[T]] = {}
+    rest: list[T] = []
+    for entry in ranking:
+        doc = document(entry)
+        (own.setdefault(doc, []) if doc in named else rest).append(entry)
+    turns = list(own.values())
+    merged = [turns[i][depth] for depth in range(max((len(t) for t in turns), default=0)) for i in range(len(turns)) if depth < len(turns[i])]
+    return merged + rest

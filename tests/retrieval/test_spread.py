@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from duocthu_assets.retrieval.spread import spread
+from duocthu_assets.retrieval.spread import by_document, spread
 
 
 def test_a_units_repeats_wait_until_every_unit_had_its_turn():
@@ -18,3 +18,9 @@ def test_a_units_repeats_wait_until_every_unit_had_its_turn():
 def test_a_cap_below_one_is_refused():
     with pytest.raises(ValueError, match="cap must be 1 or more, not 0"):
         spread([1, 2], key=lambda hit: hit, cap=0)
+
+
+def test_the_named_documents_units_come_in_turn_before_the_others():
+    ranking = ["a1", "a2", "x1", "a3", "b1", "b2"]
+    assert by_document(ranking, document=lambda hit: hit[0], documents=["a", "b"]) == ["a1", "b1", "a2", "b2", "a3", "x1"]
+    assert by_document(ranking, document=lambda hit: hit[0], documents=["c"]) == ranking  # a document with no entry takes no turn
