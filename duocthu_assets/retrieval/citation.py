@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..textnorm import fold
 
@@ -94,7 +95,14 @@ class DocumentNames:
             names.append(number.split("/")[0] + "/" + number.split("/")[1] if number.count("/") >= 2 else number)
         return cls(doc_id, display, tuple(dict.fromkeys(names)), number, kind)
 
-    def short_names(self) -> list[str]:
+    @cached_property
+    def name_words(self) -> tuple[list[str], ...]:
+        """Each name's folded words, made once (a query is matched against
+        every document's names)."""
+        return tuple(_words(n) for n in self.names)
+
+    @cached_property
+    def short_names(self) -> tuple[str, ...]:
         """The kind and the number's first part (``nghi dinh 19``, ``nghi
         dinh so 19``, ``nd 19``), folded: how a document is cited in
         passing; only a short name no other document shares names it
@@ -102,10 +110,10 @@ class DocumentNames:
         numbers = [self.number] if self.number else [n for n in self.names if _BARE_NUMBER.match(n)]
         kind = _words(self.kind)
         if not numbers or not kind or not numbers[0].split("/")[0].isdigit():
-            return []
+            return ()
         n = str(int(numbers[0].split("/")[0]))
         kinds = [" ".join(kind)] + (["".join(w[0] for w in kind)] if len(kind) >= 2 else [])
-        return [f"{k} {so}{n}" for k in kinds for so in ("", "so ")]
+        return tuple(f"{k} {so}{n}" for k in kinds for so in ("", "so "))
 
 
 def _display(title: str, number: str, kind: str, aliases: tuple[str, ...]) -> str:
@@ -140,18 +148,33 @@ def named_documents(query: str, documents: Iterable[DocumentNames]) -> list[str]
     words = _words(query)
     best: dict[str, int] = {}
     for doc in documents:
-        lengths = [len(w) for w in (_words(n) for n in doc.names) if len(w) >= 1 and _contains(words, w) and _specific(w)]
+        lengths = [len(w) for w in doc.name_words if len(w) >= 1 and _contains(words, w) and _specific(w)]
         if lengths:
             best[doc.doc_id] = max(lengths)
-    folded = query_fold(query)
-    shorts: dict[str, set[str]] = {}
-    for doc in documents:
-        for short in doc.short_names():
-            shorts.setdefault(short, set()).add(doc.doc_id)
-    for short, holders in shorts.items():
-        if len(holders) == 1 and re.search(rf"(?<!\w){re.escape(short)}(?![\w/])", folded):
-            best.setdefault(next(iter(holders)), 0)
+    cited = _short_candidates(query_fold(query))
+    if cited:
+        holders: dict[str, list[str]] = {}
+        for doc in documents:
+            for short in cited.intersection(doc.short_names):
+                holders.setdefault(short, []).append(doc.doc_id)
+        for found in holders.values():
+            if len(found) == 1:
+                best.setdefault(found[0], 0)
     return sorted(best)
+
+
+_SHORT = re.compile(r"(?<![\w/])((?:\w+ ){1,3})(\d{1,4})(?![\w/])")
+
+
+def _short_candidates(folded: str) -> set[str]:
+    """Every ``<one to three words> <number>`` the folded query holds whose
+    number goes on no further (``nghi dinh so 19``, ``nd 19``): what a short
+    name is looked up by."""
+    out = set()
+    for found in _SHORT.finditer(folded):
+        words = found.group(1).split()
+        out.update(" ".join([*words[i:], found.group(2)]) for i in range(len(words)))
+    return out
 
 
 def _specific(name_words: list[str]) -> bool:
