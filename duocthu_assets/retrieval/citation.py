@@ -1,5 +1,5 @@
 """What a query cites: a structural unit (``Điều 319``, ``khoản 2 điều 117``,
-``Article 5``, ``ماده ۱۷``, ``nội dung án lệ``) and the documents it names
+``Article 5``, ``ماده ۱۷``, ``nội dung án lệ``, a precedent's ``đoạn [3]``) and the documents it names
 (``Bộ luật Dân sự``, ``BLDS``, ``Nghị định 21/2021/NĐ-CP``, ``nghi dinh
 99/2022``), parsed from the query folded as the lexical field folds it, so a
 citation typed without accents is the same citation.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..textnorm import fold
 
@@ -25,8 +26,11 @@ _DIGITS = str.maketrans({**{chr(0x06F0 + i): str(i) for i in range(10)}, **{chr(
 UNIT_WORDS = {"dieu": "Điều", "article": "Article", "art": "Article", "ماده": "ماده"}
 _UNIT = re.compile(r"(?<!\w)(?P<word>dieu|article|art\.?|ماده)\s*(?P<no>\d{1,4})(?!\d|/)")
 _CLAUSE = re.compile(r"(?<!\w)(?:khoan|clause|paragraph|بند)\s*(?P<no>\d{1,3})(?!\d)")
+_PARAGRAPH = re.compile(r"(?<!\w)doan\s*(?:so\s*)?(?:\[(?P<bracketed>\d{1,3})\]|(?P<bare>\d{1,3})(?![\d/]))")
+_PRECEDENT = re.compile(r"(?<!\w)an le(?!\w)")
 _PRECEDENT_CONTENT = re.compile(r"(?<!\w)noi dung an le(?!\w)")
 _WORD = re.compile(r"\w+")
+_BARE_NUMBER = re.compile(r"^\d{1,4}/(?:19|20)\d\d$")  # a number a file name gives (:func:`.names.file_number`)
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,10 @@ def parse_citation(query: str) -> Citation | None:
         return Citation(("article", int(found.group("no"))), label, int(clause.group("no")) if clause else 0)
     if _PRECEDENT_CONTENT.search(folded):
         return Citation(("precedent_content", 0), "Nội dung án lệ")
+    paragraph = _PARAGRAPH.search(folded)
+    if paragraph and (paragraph.group("bracketed") or _PRECEDENT.search(folded)):  # "đoạn 3" alone is a stretch of road
+        n = int(paragraph.group("bracketed") or paragraph.group("bare"))
+        return Citation(("paragraph", n), f"Đoạn [{n}]")
     return None
 
 
@@ -73,6 +81,7 @@ class DocumentNames:
     display: str
     names: tuple[str, ...]
     number: str = ""
+    kind: str = ""  # "nghị định", "án lệ" …, as the identity gives it
 
     @classmethod
     def from_identity(cls, doc_id: str, identity: Mapping | None, fallback: str = "") -> "DocumentNames":
@@ -84,7 +93,27 @@ class DocumentNames:
         names = [n for n in (title, number, *aliases) if n]
         if number:
             names.append(number.split("/")[0] + "/" + number.split("/")[1] if number.count("/") >= 2 else number)
-        return cls(doc_id, display, tuple(dict.fromkeys(names)), number)
+        return cls(doc_id, display, tuple(dict.fromkeys(names)), number, kind)
+
+    @cached_property
+    def name_words(self) -> tuple[list[str], ...]:
+        """Each name's folded words, made once (a query is matched against
+        every document's names)."""
+        return tuple(_words(n) for n in self.names)
+
+    @cached_property
+    def short_names(self) -> tuple[str, ...]:
+        """The kind and the number's first part (``nghi dinh 19``, ``nghi
+        dinh so 19``, ``nd 19``), folded: how a document is cited in
+        passing; only a short name no other document shares names it
+        (:func:`named_documents`)."""
+        numbers = [self.number] if self.number else [n for n in self.names if _BARE_NUMBER.match(n)]
+        kind = _words(self.kind)
+        if not numbers or not kind or not numbers[0].split("/")[0].isdigit():
+            return ()
+        n = str(int(numbers[0].split("/")[0]))
+        kinds = [" ".join(kind)] + (["".join(w[0] for w in kind)] if len(kind) >= 2 else [])
+        return tuple(f"{k} {so}{n}" for k in kinds for so in ("", "so "))
 
 
 def _display(title: str, number: str, kind: str, aliases: tuple[str, ...]) -> str:
@@ -112,14 +141,40 @@ def named_documents(query: str, documents: Iterable[DocumentNames]) -> list[str]
     words, accents optional; a number also without its suffix: ``99/2022``).
     A name shared by several documents (``Nghị định``) names none of them
     unless it is their only name the query holds: the longest matching name
-    wins."""
+    wins. A short name (``nghị định 19``, ``nd 19``: :meth:`DocumentNames.short_names`)
+    names a document when no other has it and the number goes on no
+    further (``nghị định 19/2020`` is another decree)."""
+    documents = list(documents)
     words = _words(query)
     best: dict[str, int] = {}
     for doc in documents:
-        lengths = [len(w) for w in (_words(n) for n in doc.names) if len(w) >= 1 and _contains(words, w) and _specific(w)]
+        lengths = [len(w) for w in doc.name_words if len(w) >= 1 and _contains(words, w) and _specific(w)]
         if lengths:
             best[doc.doc_id] = max(lengths)
+    cited = _short_candidates(query_fold(query))
+    if cited:
+        holders: dict[str, list[str]] = {}
+        for doc in documents:
+            for short in cited.intersection(doc.short_names):
+                holders.setdefault(short, []).append(doc.doc_id)
+        for found in holders.values():
+            if len(found) == 1:
+                best.setdefault(found[0], 0)
     return sorted(best)
+
+
+_SHORT = re.compile(r"(?<![\w/])((?:\w+ ){1,3})(\d{1,4})(?![\w/])")
+
+
+def _short_candidates(folded: str) -> set[str]:
+    """Every ``<one to three words> <number>`` the folded query holds whose
+    number goes on no further (``nghi dinh so 19``, ``nd 19``): what a short
+    name is looked up by."""
+    out = set()
+    for found in _SHORT.finditer(folded):
+        words = found.group(1).split()
+        out.update(" ".join([*words[i:], found.group(2)]) for i in range(len(words)))
+    return out
 
 
 def _specific(name_words: list[str]) -> bool:

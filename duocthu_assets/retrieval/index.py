@@ -134,8 +134,8 @@ class LoadedIndex:
             if self._structure is None:
                 from .structure import Structure
 
-                columns = self.rows.select(["doc_id", "headings", "entry_title", "section_title"]).to_pydict()
-                self._structure = Structure.build(columns["doc_id"], columns["headings"], columns["entry_title"], columns["section_title"])
+                columns = self.rows.select(["doc_id", "headings", "entry_title", "section_title", "text"]).to_pydict()
+                self._structure = Structure.build(columns["doc_id"], columns["headings"], columns["entry_title"], columns["section_title"], columns["text"])
             return self._structure
 
     def restorer(self) -> AccentRestorer:

@@ -33,8 +33,11 @@ from .index import LoadedIndex, SearchError, file_stamp, load_index
 from .layout import INDEX_ASSET, LayoutError
 from .names import document_names
 from .query import RRF_K, Fusion, resolve_fusion, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
+from .spread import by_document, spread
 from .structure import Resolution, resolve
 
+SPREAD_CAP = 1  # each unit's first chunk before any unit's second (:mod:`.spread`): chosen on the dev gold
+OTHER_DOCUMENT_AT = 2  # where the base's best goes when the one document a query names does not hold it (dev gold: 2 or 3 alike)
 RESOLVE_DEPTH = 100  # how much of the base ranking orders a cited unit's chunks and is narrowed to named documents
 
 _MODE_NOTES = {
@@ -139,10 +142,12 @@ class Searcher:
             return index, [], Resolution("")
         normalized = normalize_query(query)
         names = self.names(index)
-        clauses = split_clauses(normalized, lambda text: named_documents(text, names.values())) if parse_citation(normalized) is None else []
+        named = named_documents(normalized, names.values())
+        # a query naming two documents is ranked whole, each document's units in turn (apply_resolution), not split
+        clauses = split_clauses(normalized, lambda text: named_documents(text, names.values())) if parse_citation(normalized) is None and len(named) < 2 else []
         if clauses:  # two questions in one: each ranked on its own, interleaved
             ranked = interleave([self._one(index, clause, k, chosen, embedder)[0] for clause in clauses], k)
-            return index, ranked, Resolution("", documents=tuple(named_documents(normalized, names.values())))
+            return index, ranked, Resolution("", documents=tuple(named))
         ranked, resolution = self._one(index, normalized, k, chosen, embedder)
         return index, ranked, resolution
 
@@ -163,7 +168,9 @@ class Searcher:
             if vector.shape != (index.vectors.shape[1],):
                 raise SearchError(f"query vector has shape {vector.shape}, the index has dimension {index.vectors.shape[1]}")
         base = rank(index, searched, vector, max(k, RESOLVE_DEPTH), chosen, self.fusion)
-        resolution = resolve(index.structure(), self.names(index), normalized, [p for p, _ in base], index.text)
+        structure = index.structure()
+        resolution = resolve(structure, self.names(index), normalized, [p for p, _ in base], index.text)
+        base = spread(base, lambda hit: structure.unit_of(hit[0]), SPREAD_CAP)  # after the resolution: it orders a unit's chunks itself
         return apply_resolution(resolution, base, index, k), resolution
 
     def search(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list:
@@ -208,7 +215,9 @@ class Searcher:
 def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], index: LoadedIndex, k: int) -> list[tuple[int, float]]:
     """The final ranking: a cited unit's chunks first (nothing when the cited
     unit does not exist), then the base ranking, the documents the query
-    names before the others."""
+    names before the others: two or more named, their units in turn; one
+    named, the base's best kept second when another document holds it (the
+    question may ask about both)."""
     if resolution.status == "missing":
         return []
     scores = dict(base)
@@ -218,13 +227,15 @@ def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], inde
     doc_ids = index.rows.column("doc_id")
     if resolution.documents:
         named = set(resolution.documents)
-        inside = [(p, s) for p, s in rest if doc_ids[p].as_py() in named]
-        rest = inside + [(p, s) for p, s in rest if doc_ids[p].as_py() not in named]
-        if len(named) > 1:  # each named document's best chunk first, in the base order
-            firsts = {d: next((i for i, (p, _) in enumerate(rest) if doc_ids[p].as_py() == d), None) for d in named}
-            lead = sorted(i for i in firsts.values() if i is not None)
-            led = set(lead)
-            rest = [rest[i] for i in lead] + [x for i, x in enumerate(rest) if i not in led]
+        if len(named) > 1:  # each named document's units in turn (:func:`.spread.by_document`)
+            rest = by_document(rest, lambda hit: doc_ids[hit[0]].as_py(), sorted(named))
+        else:
+            inside = [(p, s) for p, s in rest if doc_ids[p].as_py() in named]
+            outside = [(p, s) for p, s in rest if doc_ids[p].as_py() not in named]
+            if resolution.status == "" and outside and rest[0] == outside[0]:
+                # the base ranking's best is in a document the query does not name: a second question's answer, kept in view
+                inside.insert(OTHER_DOCUMENT_AT - 1, outside.pop(0))
+            rest = inside + outside
     return (head + rest)[:k]
 
 

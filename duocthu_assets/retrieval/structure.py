@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from .citation import Citation, DocumentNames, named_documents, parse_citation, query_fold
 
+_PARAGRAPH_MARK = re.compile(r"(?m)^[ \t“\"]*\[(\d{1,3})\](?=\s)")  # "[3] Vì vậy, …" opening a line
 _ARTICLE = re.compile(r"^(?:dieu|article|ماده)\s*(\d{1,4})(?!\d)")
 _WORD = re.compile(r"\w+")
 # words a section title shares with any question: they say nothing about which section
@@ -46,11 +47,20 @@ class Structure:
     entry_words: dict[str, list[str]] = field(default_factory=dict)
     entry_title: dict[str, str] = field(default_factory=dict)  # folded -> as printed
     section_of: list[str] = field(default_factory=list)
+    article_of: list[int] = field(default_factory=list)  # each position's Điều number, 0: none
+    entry_of: list[str] = field(default_factory=list)  # each position's entry title
+    paragraphs: dict[str, dict[int, list[int]]] = field(default_factory=dict)  # a precedent's "[n]" paragraphs
+    paragraph_of: dict[int, int] = field(default_factory=dict)  # the paragraph a chunk starts in
     _section_titles: set[str] | None = None
 
     @classmethod
-    def build(cls, doc_ids: Sequence[str], headings: Sequence[Sequence[str] | None], entry_titles: Sequence[str | None], section_titles: Sequence[str | None]) -> "Structure":
-        built = cls(list(doc_ids), section_of=[s or "" for s in section_titles])
+    def build(
+        cls, doc_ids: Sequence[str], headings: Sequence[Sequence[str] | None], entry_titles: Sequence[str | None], section_titles: Sequence[str | None], texts: Sequence[str | None] = ()
+    ) -> "Structure":
+        """``texts``: the chunks' texts (in position order), read for the
+        numbered paragraphs of documents without articles (a precedent's
+        ``[3] Vì vậy, …``); none given, none are known."""
+        built = cls(list(doc_ids), section_of=[s or "" for s in section_titles], article_of=[0] * len(doc_ids), entry_of=[e or "" for e in entry_titles])
         folded: dict[str, str] = {}  # headings repeat chunk after chunk: fold each once
 
         def fold_once(text: str) -> str:
@@ -64,6 +74,7 @@ class Structure:
                 found = _ARTICLE.match(fold_once(heading))
                 if found:
                     built.articles.setdefault(doc, {}).setdefault(int(found.group(1)), []).append(position)
+                    built.article_of[position] = int(found.group(1))
                     break
         for position, title in enumerate(entry_titles):
             key = fold_once(title or "")
@@ -71,7 +82,30 @@ class Structure:
                 built.entries.setdefault(key, []).append(position)
                 built.entry_title.setdefault(key, title or "")
         built.entry_words = {key: _WORD.findall(key) for key in built.entries}
+        built._read_paragraphs(texts)
         return built
+
+    def _read_paragraphs(self, texts: Sequence[str | None]) -> None:
+        """Each paragraph ``[n]`` of a document without articles: the chunks
+        that print its mark and those that go on with it (the chunks of a
+        document follow each other in position order; a paragraph ends with
+        its section)."""
+        current: tuple[tuple[str, str], int] = (("", ""), 0)
+        for position, text in enumerate(texts):
+            doc = self.doc_ids[position]
+            if doc in self.articles:
+                continue
+            where = (doc, self.section_of[position])
+            if current[0] != where:
+                current = (where, 0)
+            marks = [int(m.group(1)) for m in _PARAGRAPH_MARK.finditer(text or "")]
+            for n in dict.fromkeys([current[1], *marks] if current[1] else marks):
+                self.paragraphs.setdefault(doc, {}).setdefault(n, []).append(position)
+            start = marks[0] if marks else current[1]
+            if start:
+                self.paragraph_of[position] = start
+            if marks:
+                current = (where, marks[-1])
 
     def section_titles(self) -> set[str]:
         """The titles of the monographs' sections (not the monographs' own)."""
@@ -79,6 +113,15 @@ class Structure:
             own = set(self.entry_title.values())
             self._section_titles = {self.section_of[p] for ps in self.entries.values() for p in ps} - own - {""}
         return self._section_titles
+
+    def unit_of(self, position: int) -> tuple[str, int, str, int]:
+        """The unit ``position`` lies in: (document, its Điều number), else
+        (document, 0, its entry and section titles, the precedent paragraph
+        ``[n]`` it starts in or 0): chunks of one unit share it."""
+        article = self.article_of[position]
+        if article:
+            return (self.doc_ids[position], article, "", 0)
+        return (self.doc_ids[position], 0, f"{self.entry_of[position]}\n{self.section_of[position]}", self.paragraph_of.get(position, 0))
 
     def article_range(self, doc_id: str) -> tuple[int, int] | None:
         numbers = self.articles.get(doc_id)
@@ -112,6 +155,8 @@ def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str
         return _monograph(structure, query, base) or Resolution("", documents=named)
     if citation.key[0] == "precedent_content":
         return _precedent(structure, names, citation, named, base, texts)
+    if citation.key[0] == "paragraph":
+        return _paragraph(structure, names, citation, named, base)
     number = citation.key[1]
     scope = list(named) or sorted(structure.articles)
     holders = [d for d in scope if number in structure.articles.get(d, {})]
@@ -146,13 +191,31 @@ def _missing(structure: Structure, names: Mapping[str, DocumentNames], named: Se
 
 
 def _precedent(structure, names, citation, named, base, texts) -> Resolution:
-    scope = set(named) or {d for d, n in names.items() if "an le" in query_fold(n.display)} or set(structure.doc_ids)
+    scope = _precedents(structure, names, named)
     if texts is None:
         return Resolution("", documents=tuple(named))
     wanted = [p for p in base if structure.doc_ids[p] in scope and "noi dung an le" in query_fold(texts(p)[:4000])]
     if not wanted:
         return Resolution("missing", _label(names, named, citation), documents=tuple(named), message=f"No {citation.label} was found in {', '.join(names[d].display or d for d in sorted(scope)) if named else 'the index'}; nothing else is shown in its place.")
     return Resolution("found", _label(names, named, citation), tuple(wanted), tuple(named))
+
+
+def _precedents(structure: Structure, names: Mapping[str, DocumentNames], named: Sequence[str]) -> set[str]:
+    """Where a precedent's unit is looked for: the documents named, else the precedents (án lệ), else all."""
+    return set(named) or {d for d, n in names.items() if "an le" in query_fold(n.display)} or set(structure.doc_ids)
+
+
+def _paragraph(structure: Structure, names: Mapping[str, DocumentNames], citation: Citation, named: Sequence[str], base: Sequence[int]) -> Resolution:
+    """A precedent's numbered paragraph (``đoạn [3] án lệ 43/2021/AL``): the
+    chunks printing ``[3]`` or going on with it, in the base order."""
+    number = citation.key[1]
+    holders = sorted(d for d in _precedents(structure, names, named) if number in structure.paragraphs.get(d, {}))
+    if not holders:
+        where = ", ".join(names[d].display or d for d in named if d in names) if named else "the index"
+        return Resolution("missing", _label(names, named, citation), documents=tuple(named), message=f"No {citation.label} was found in {where}; nothing else is shown in its place.")
+    wanted = {p for d in holders for p in structure.paragraphs[d][number]}
+    ordered = [p for p in base if p in wanted] + sorted(wanted - set(base))
+    return Resolution("found", _label(names, holders if len(holders) == 1 else named, citation), tuple(ordered), tuple(named))
 
 
 def _content(text: str, exact: bool = False) -> set[str]:

@@ -51,3 +51,27 @@ def test_a_document_that_prints_no_number_is_named_by_its_file_names_number():
 
     assert file_number("diepxuan__50-2026-ND-CP.pdf") == "50/2026"
     assert file_number("vnlaw__59-nd.signed.pdf") == "" and file_number("duoc_thu_mau.pdf") == ""
+
+
+@pytest.mark.parametrize(("query", "label"), [("đoạn [3] án lệ 43/2021/AL", "Đoạn [3]"), ("doan 2 an le so 43", "Đoạn [2]"), ("Đoạn [12] của án lệ", "Đoạn [12]")])
+def test_a_precedents_paragraph_is_a_unit(query, label):
+    citation = parse_citation(query)
+    assert citation is not None and citation.key == ("paragraph", int(label.split("[")[1][:-1])) and citation.label == label
+
+
+def test_a_stretch_of_road_is_not_a_paragraph():
+    assert parse_citation("đoạn 3 của con đường thuộc quyền ai") is None  # no brackets, no án lệ
+
+
+ND19 = DocumentNames.from_identity("nd19", {"title": "Nghị định về họ, hụi", "number": "19/2019/NĐ-CP", "kind": "nghị định"})
+ND50 = DocumentNames("nd50", "Nghị định 50", ("Nghị định về tiền sử dụng đất", "50/2026"), "", "nghị định")  # number from its file name
+
+
+def test_a_document_is_named_by_its_kind_and_short_number_when_no_other_shares_it():
+    docs = [BLDS, ND99, ND19, ND50]
+    assert named_documents("dieu 20 nghi dinh 19", docs) == ["nd19"]
+    assert named_documents("Điều 5 NĐ 99 quy định gì", docs) == ["nd99"]
+    assert named_documents("nghị định số 50 miễn tiền thuê đất", docs) == ["nd50"]
+    assert named_documents("điều 3 nghị định 19/2020", docs) == []  # another decree: its number goes on
+    twin = DocumentNames.from_identity("nd19b", {"title": "Nghị định khác", "number": "19/2021/NĐ-CP", "kind": "nghị định"})
+    assert named_documents("dieu 20 nghi dinh 19", [*docs, twin]) == []  # two decrees numbered 19: neither is named

@@ -63,3 +63,23 @@ def test_a_hit_names_its_unit():
     assert unit_label(HEADINGS[1], "Điều 319. Hiệu lực", "BỘ LUẬT DÂN SỰ") == "Điều 319"
     assert unit_label(["AMOXICILIN", "Liều lượng và cách dùng"], "Liều lượng và cách dùng", "AMOXICILIN") == "AMOXICILIN, Liều lượng và cách dùng"
     assert unit_label(["BỘ LUẬT DÂN SỰ"], "BỘ LUẬT DÂN SỰ", "BỘ LUẬT DÂN SỰ") == ""
+
+
+PRECEDENT_DOCS = ["al43"] * 5
+PRECEDENT_SECTIONS = ["NỘI DUNG VỤ ÁN:", "NHẬN ĐỊNH CỦA TÒA ÁN:", "NHẬN ĐỊNH CỦA TÒA ÁN:", "NHẬN ĐỊNH CỦA TÒA ÁN:", "QUYẾT ĐỊNH:"]
+PRECEDENT_TEXTS = ["Ngân hàng cho vay [1] tiền", "NHẬN ĐỊNH:\n[1] Về số tiền nợ gốc", "còn nợ.\n“[2] Về xử lý tài sản", "nên bà L có quyền", "Căn cứ Điều 337"]
+PRECEDENT = Structure.build(PRECEDENT_DOCS, [["ÁN LỆ", s] for s in PRECEDENT_SECTIONS], ["ÁN LỆ"] * 5, PRECEDENT_SECTIONS, PRECEDENT_TEXTS)
+PRECEDENT_NAMES = {"al43": DocumentNames.from_identity("al43", {"title": "Án lệ số 43/2021/AL", "number": "43/2021/AL", "kind": "án lệ"})}
+
+
+def test_a_precedents_numbered_paragraphs_are_units():
+    assert PRECEDENT.paragraphs["al43"] == {1: [1, 2], 2: [2, 3]}  # "[1]" inside a line is not a mark; a paragraph ends with its section
+    assert PRECEDENT.unit_of(3) == PRECEDENT.unit_of(2) != PRECEDENT.unit_of(1)
+    found = resolve(PRECEDENT, PRECEDENT_NAMES, "đoạn [2] án lệ 43/2021/AL", [3, 0, 1, 2, 4])
+    assert found.status == "found" and found.positions == (3, 2) and found.label == "Án lệ 43/2021/AL, Đoạn [2]"
+    missing = resolve(PRECEDENT, PRECEDENT_NAMES, "đoạn [7] án lệ 43/2021/AL", [0, 1, 2, 3, 4])
+    assert missing.status == "missing" and not missing.positions and "No Đoạn [7] was found in" in missing.message
+
+
+def test_chunks_of_one_article_are_one_unit():
+    assert STRUCTURE.unit_of(1) == STRUCTURE.unit_of(2) == ("blds", 319, "", 0) != STRUCTURE.unit_of(0)

@@ -1,0 +1,26 @@
+"""A ranking spread over units (issue 40): each unit's first chunk before
+any unit's second, the first hit never moved."""
+
+from __future__ import annotations
+
+import pytest
+
+from duocthu_assets.retrieval.spread import by_document, spread
+
+
+def test_a_units_repeats_wait_until_every_unit_had_its_turn():
+    ranking = [("a", 1), ("a", 2), ("a", 3), ("b", 1), ("c", 1), ("b", 2)]
+    assert spread(ranking, key=lambda hit: hit[0]) == [("a", 1), ("b", 1), ("c", 1), ("a", 2), ("a", 3), ("b", 2)]
+    assert spread(ranking, key=lambda hit: hit[0], cap=2) == [("a", 1), ("a", 2), ("b", 1), ("c", 1), ("b", 2), ("a", 3)]
+    assert spread([], key=lambda hit: hit) == []
+
+
+def test_a_cap_below_one_is_refused():
+    with pytest.raises(ValueError, match="cap must be 1 or more, not 0"):
+        spread([1, 2], key=lambda hit: hit, cap=0)
+
+
+def test_the_named_documents_units_come_in_turn_before_the_others():
+    ranking = ["a1", "a2", "x1", "a3", "b1", "b2"]
+    assert by_document(ranking, document=lambda hit: hit[0], documents=["a", "b"]) == ["a1", "b1", "a2", "b2", "a3", "x1"]
+    assert by_document(ranking, document=lambda hit: hit[0], documents=["c"]) == ranking  # a document with no entry takes no turn
