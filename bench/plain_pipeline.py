@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from duocthu_assets.evaluation.questions import first_rank, load_questions, summarize  # noqa: E402
 from duocthu_assets.evaluation.runner import default_corpus_dirs  # noqa: E402
-from duocthu_assets.retrieval.lexical import LexicalIndex  # noqa: E402
+from duocthu_assets.retrieval.lexical import LUCENE_B, LexicalIndex  # noqa: E402
 
 SIZE, OVERLAP = 400, 60
 SEPARATORS = ("\n\n", "\n", " ", "")
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     chunks = [c for name in names if (corpus / name).exists() for c in chunks_of(corpus / name)]
     embedder = None if args.no_dense else make_embedder()
     vectors = None if embedder is None else embed_cached(embedder, [c.text for c in chunks], Path(args.cache))
-    lexical = LexicalIndex.build([c.text for c in chunks])
+    lexical = LexicalIndex.build([c.text for c in chunks], b=LUCENE_B)  # textbook BM25, as a plain pipeline has it
     results: dict[str, list] = {"bm25": []} if embedder is None else {"dense": [], "bm25": [], "fused": []}
     for q in questions:
         if embedder is None:

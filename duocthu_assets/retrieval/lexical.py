@@ -64,7 +64,11 @@ _TERM = re.compile(r"\w+")
 _ARABIC_SCRIPT = re.compile("[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff]")
 
 K1 = 1.2
-B = 0.75
+# How much a chunk's length discounts its term counts (BM25's b). Lucene's 0.75 lets a one-line chunk that
+# only repeats a monograph's or a form's name outrank the section that answers; 0.55 was chosen on all five
+# dev question sets (issue 40, evening: a plateau from 0.5 to 0.6; bench/RESULTS.md "Issue 40 (answers40d)").
+B = 0.55
+LUCENE_B = 0.75  # the textbook value, kept for the plain pipeline baseline (bench/plain_pipeline.py)
 
 LEXICAL_SCHEMA = pa.schema(
     [
@@ -88,13 +92,13 @@ def terms(text: str) -> list[str]:
 
 @dataclass
 class LexicalIndex:
-    """BM25 (Lucene's variant, k1=1.2, b=0.75) over ``size`` documents."""
+    """BM25 (Lucene's variant, k1 :data:`K1`, b :data:`B` unless given) over ``size`` documents."""
 
     size: int
     _bm25: Any  # bm25s.BM25, or None for an empty corpus
 
     @classmethod
-    def build(cls, documents: Sequence[str]) -> "LexicalIndex":
+    def build(cls, documents: Sequence[str], b: float = B) -> "LexicalIndex":
         """Analyze ``documents`` straight into term ids (no per-document
         lists of strings kept: at 100,000 chunks that is gigabytes) and hand
         them to bm25s with the vocabulary."""
@@ -104,7 +108,7 @@ class LexicalIndex:
             return cls(len(documents), None)
         import bm25s
 
-        bm25 = bm25s.BM25(k1=K1, b=B, method="lucene", backend="numpy", csc_backend="numpy")
+        bm25 = bm25s.BM25(k1=K1, b=b, method="lucene", backend="numpy", csc_backend="numpy")
         bm25.index((ids, vocab), create_empty_token=False, show_progress=False)
         return cls(len(documents), bm25)
 

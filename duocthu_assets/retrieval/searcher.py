@@ -19,6 +19,7 @@ Nothing here imports Dagster.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -27,18 +28,21 @@ from ..embed.base import Embedder
 from ..warehouse import Warehouse
 from .accents import has_no_accents
 from .answer import Answer, answer_payload, format_hits, render_answer
-from .citation import named_documents, parse_citation
+from .citation import named_documents, parse_citation, query_fold
 from .clauses import interleave, split_clauses
 from .index import LoadedIndex, SearchError, file_stamp, load_index
 from .layout import INDEX_ASSET, LayoutError
 from .names import document_names
 from .query import RRF_K, Fusion, resolve_fusion, SearchMode, make_hits, normalize_query, rank, resolve_mode, validate_query
-from .spread import by_document, spread
+from .spread import by_document, own_text_first, spread
 from .structure import Resolution, resolve
 
 SPREAD_CAP = 1  # each unit's first chunk before any unit's second (:mod:`.spread`): chosen on the dev gold
 OTHER_DOCUMENT_AT = 2  # where the base's best goes when the one document a query names does not hold it (dev gold: 2 or 3 alike)
+AMENDING_DEPTH = 2  # an amending article first gives way to the next unit (:func:`.spread.own_text_first`; dev gold: 2 and 3 alike)
 RESOLVE_DEPTH = 100  # how much of the base ranking orders a cited unit's chunks and is narrowed to named documents
+
+_AMENDS = re.compile(r"\bsua doi\b")  # "sửa đổi" in a folded query: it asks about an amendment
 
 _MODE_NOTES = {
     "lexical": "ranked by BM25 alone (no embedding); score = BM25 over the exact and the accent-folded terms",
@@ -171,7 +175,7 @@ class Searcher:
         structure = index.structure()
         resolution = resolve(structure, self.names(index), normalized, [p for p, _ in base], index.text)
         base = spread(base, lambda hit: structure.unit_of(hit[0]), SPREAD_CAP)  # after the resolution: it orders a unit's chunks itself
-        return apply_resolution(resolution, base, index, k), resolution
+        return amendments_after(apply_resolution(resolution, base, index, k), resolution, structure.amending, normalized), resolution
 
     def search(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list:
         """The best ``k`` hits (:class:`~.query.Hit`), best first.
@@ -237,6 +241,15 @@ def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], inde
                 inside.insert(OTHER_DOCUMENT_AT - 1, outside.pop(0))
             rest = inside + outside
     return (head + rest)[:k]
+
+
+def amendments_after(ranked: list[tuple[int, float]], resolution: Resolution, amending: set[int] | frozenset[int], query: str) -> list[tuple[int, float]]:
+    """``ranked`` with an amending article in first place giving way to the
+    next unit that rules itself (:func:`.spread.own_text_first`), unless the
+    query cites a unit or asks about an amendment (``sửa đổi``)."""
+    if resolution.status or _AMENDS.search(query_fold(query)):
+        return ranked
+    return own_text_first(ranked, lambda hit: hit[0] in amending, AMENDING_DEPTH)
 
 
 def notes_for(index: LoadedIndex, mode: SearchMode, fusion: Fusion | None = None) -> list[str]:

@@ -48,3 +48,24 @@ def by_document(ranking: Sequence[T], document: Callable[[T], Hashable], documen
     turns = list(own.values())
     merged = [turns[i][depth] for depth in range(max((len(t) for t in turns), default=0)) for i in range(len(turns)) if depth < len(turns[i])]
     return merged + rest
+
+
+def own_text_first(ranking: Sequence[T], amending: Callable[[T], bool], depth: int = 2) -> list[T]:
+    """``ranking`` with first place given to the best entry among the first
+    ``depth`` that is not an amending article, when the first is one.
+
+    An article that amends another document (``Điều 13. Sửa đổi, bổ sung một
+    số điều của Nghị định số 103/2024/NĐ-CP``) quotes that document's
+    provisions at length, so it matches a question about them as well as the
+    article that rules on it does; the question asks for the rule itself
+    (none of the dev gold's answers is an amending article). Only the first
+    ``depth`` places are reordered: the top ``depth`` hold the same entries."""
+    if depth < 2:
+        raise ValueError(f"depth must be 2 or more, not {depth}")
+    head = list(ranking[:depth])
+    if not head or not amending(head[0]):
+        return list(ranking)
+    own = next((i for i, entry in enumerate(head) if not amending(entry)), None)
+    if own is None:
+        return list(ranking)
+    return [head[own], *head[:own], *head[own + 1 :], *ranking[depth:]]

@@ -28,6 +28,8 @@ from .citation import Citation, DocumentNames, named_documents, parse_citation, 
 
 _PARAGRAPH_MARK = re.compile(r"(?m)^[ \t“\"]*\[(\d{1,3})\](?=\s)")  # "[3] Vì vậy, …" opening a line
 _ARTICLE = re.compile(r"^(?:dieu|article|ماده)\s*(\d{1,4})(?!\d)")
+# An amending article: "Điều 13. Sửa đổi, bổ sung một số điều của Nghị định số 103/2024/NĐ-CP" (folded).
+_AMENDING = re.compile(r"^(?:dieu|article)\s*\d{1,4}\w?\s*[.:]?\s*sua doi\s*,?\s*bo sung")
 _WORD = re.compile(r"\w+")
 # words a section title shares with any question: they say nothing about which section
 _SECTION_STOP = {"va", "cua", "cho", "the", "and", "of", "for", "khi", "trong", "voi", "cac", "nhung"}
@@ -51,6 +53,7 @@ class Structure:
     entry_of: list[str] = field(default_factory=list)  # each position's entry title
     paragraphs: dict[str, dict[int, list[int]]] = field(default_factory=dict)  # a precedent's "[n]" paragraphs
     paragraph_of: dict[int, int] = field(default_factory=dict)  # the paragraph a chunk starts in
+    amending: set[int] = field(default_factory=set)  # positions inside an article amending another document
     _section_titles: set[str] | None = None
 
     @classmethod
@@ -75,6 +78,8 @@ class Structure:
                 if found:
                     built.articles.setdefault(doc, {}).setdefault(int(found.group(1)), []).append(position)
                     built.article_of[position] = int(found.group(1))
+                    if _AMENDING.match(fold_once(heading)):
+                        built.amending.add(position)
                     break
         for position, title in enumerate(entry_titles):
             key = fold_once(title or "")

@@ -71,3 +71,29 @@ def test_question_words_are_left_out_of_the_lexical_query():
     assert without_question_words("the chap co hieu luc tu khi nao") == "the chap co hieu luc"
     assert without_question_words("tôi có được đòi lãi không") == "có được đòi lãi"
     assert without_question_words("khi nào") == "khi nào"  # nothing else left: the query stands
+
+
+def _short_label_and_answer() -> list[str]:
+    """A monograph's one-line "Loại thuốc" chunk (its name and nothing the
+    question asks), the section that answers, other monographs' labels and
+    unrelated text that shares the question's one distinctive word."""
+    filler = "thuốc được dùng theo chỉ định của bác sĩ trong thời gian điều trị và theo dõi người bệnh "
+    return [
+        "Ampicilin và sulbactam. Loại thuốc: kháng sinh.",
+        "Ampicilin và sulbactam. Dược lý: sulbactam có vai trò ức chế beta-lactamase. " + filler * 4,
+        "Gentamicin. Loại thuốc: kháng sinh nhóm aminoglycosid.",
+        "Paracetamol. Loại thuốc: giảm đau, hạ sốt.",
+    ] + [filler * 2 + "có vai trò"] * 3
+
+
+def test_a_short_chunk_holding_only_the_name_does_not_outrank_the_answer(monkeypatch):
+    from duocthu_assets.retrieval import lexical
+
+    texts, query = _short_label_and_answer(), "vai trò của sulbactam và ampicilin"
+    exact, folded = _parts(texts)
+    assert int(np.argmax(lexical_scores(exact, folded, query))) == 1, "the section that answers should rank first"
+    assert int(np.argmax(LexicalIndex.build(texts).scores(query))) == 1
+    # the violation: Lucene's length normalization (b 0.75) puts the one-line label first
+    monkeypatch.setattr(lexical, "B", lexical.LUCENE_B)
+    assert int(np.argmax(lexical_scores(exact, folded, query))) == 0
+    assert int(np.argmax(LexicalIndex.build(texts, b=lexical.LUCENE_B).scores(query))) == 0

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pyarrow as pa
 
-from duocthu_assets.retrieval.searcher import apply_resolution
+from duocthu_assets.retrieval.searcher import amendments_after, apply_resolution
 from duocthu_assets.retrieval.structure import Resolution
 
 INDEX = SimpleNamespace(rows=pa.table({"doc_id": ["blds", "blds", "blds", "nd19", "nd19", "nd99"]}))
@@ -30,3 +30,11 @@ def test_two_named_documents_take_turns():
 def test_a_cited_unit_comes_first_and_a_missing_one_shows_nothing():
     assert _order(Resolution("found", positions=(4,), documents=("nd19",)), [0, 3, 4, 1]) == [4, 3, 0, 1]  # no lead kept: it cites
     assert _order(Resolution("missing", documents=("blds",)), [0, 1]) == []
+
+
+def test_an_amending_article_first_gives_way_unless_the_query_asks_about_amendments():
+    ranked = [(7, 0.99), (3, 0.96), (5, 0.70)]  # 7: "Điều 13. Sửa đổi, bổ sung … Nghị định số 103/2024/NĐ-CP"
+    assert amendments_after(ranked, Resolution(""), {7}, "có được miễn tiền thuê đất không") == [(3, 0.96), (7, 0.99), (5, 0.70)]
+    assert amendments_after(ranked, Resolution(""), {7}, "nghi dinh 50 sua doi nhung gi") == ranked
+    assert amendments_after(ranked, Resolution("found", "Điều 13", (7,)), {7}, "điều 13 quy định gì") == ranked
+    assert amendments_after(ranked, Resolution(""), set(), "có được miễn tiền thuê đất không") == ranked

@@ -83,3 +83,14 @@ def test_a_precedents_numbered_paragraphs_are_units():
 
 def test_chunks_of_one_article_are_one_unit():
     assert STRUCTURE.unit_of(1) == STRUCTURE.unit_of(2) == ("blds", 319, "", 0) != STRUCTURE.unit_of(0)
+
+
+def test_an_article_amending_another_document_is_known():
+    built = Structure.build(
+        ["nd50"] * 3,
+        [["NGHỊ ĐỊNH", "Điều 11. Miễn tiền thuê đất"], ["NGHỊ ĐỊNH", "Điều 13. Sửa đổi, bổ sung một số điều của Nghị định số 103/2024/NĐ-CP"], ["NGHỊ ĐỊNH", "Dieu 14 sua doi bo sung Nghi dinh 102"]],
+        ["", "", ""],
+        ["", "", ""],
+    )
+    assert built.amending == {1, 2}
+    assert built.article_of == [11, 13, 14]
