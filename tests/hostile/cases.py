@@ -150,7 +150,7 @@ CASES: list[Case] = [
          "reason (summary, parsed_documents, crop_step_completed) while the good documents of its run are indexed"),
     Case("parse/memory_budget/many_rows.csv", FAILED, r"^parsing needed more memory than its budget \(memory_budget_mb\)",
          make=makers.make_many_rows_csv,
-         proves="the memory budget for real: 150,000 rows (7.4 MB) parsed in a child allowed 64 MiB (collection.toml) "
+         proves="the memory budget for real: 600,000 rows (30 MB) parsed in a child allowed 64 MiB (collection.toml) "
          "hit the address-space limit (MemoryError); that document fails alone, saying what to raise"),
     Case("steps/chunks/one_line.csv", FAILED, r"^chunking failed: its text is [\d,]+ tokens long in one stretch, at least "
          r"[\d,]+ chunks — over the 10 .*max_chunks_per_document", make=makers.make_one_line_csv,

@@ -270,8 +270,10 @@ def make_one_line_csv(path: Path, megabytes: float = 0.3) -> Path:
     return write_bytes(path, "".join(f"thuoc{i:05d}," for i in range(cells)).encode())
 
 
-def make_many_rows_csv(path: Path, rows: int = 150_000) -> Path:
-    """A CSV of ``rows`` distinct rows (7.4 MB at the default): parsing it
-    really allocates a few hundred MB."""
+def make_many_rows_csv(path: Path, rows: int = 600_000) -> Path:
+    """A CSV of ``rows`` distinct rows (30 MB at the default): parsing it
+    really allocates about 1.1 GB, far past a 64 MiB budget even when the
+    child inherited a few hundred MB of free address space from its parent
+    (150,000 rows, ~270 MB, once parsed whole within the budget on CI)."""
     body = "".join(f"T{i},Thuốc số {i} dùng đường uống\n" for i in range(rows))
     return write_bytes(path, ("Mã,Tên\n" + body).encode("utf-8"))
