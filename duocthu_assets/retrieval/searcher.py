@@ -152,11 +152,13 @@ class Searcher:
         if clauses:  # two questions in one: each ranked on its own, interleaved
             ranked = interleave([self._one(index, clause, k, chosen, embedder)[0] for clause in clauses], k)
             return index, ranked, Resolution("", documents=tuple(named))
-        ranked, resolution = self._one(index, normalized, k, chosen, embedder)
+        ranked, resolution = self._one(index, normalized, k, chosen, embedder, named)
         return index, ranked, resolution
 
-    def _one(self, index: LoadedIndex, normalized: str, k: int, chosen: SearchMode, embedder: Embedder | None) -> tuple[list[tuple[int, float]], Resolution]:
-        """One query's final ranking and what it cites."""
+    def _one(self, index: LoadedIndex, normalized: str, k: int, chosen: SearchMode, embedder: Embedder | None,
+             named: list[str] | None = None) -> tuple[list[tuple[int, float]], Resolution]:
+        """One query's final ranking and what it cites (``named``: the
+        documents it names, when already looked up)."""
         searched = index.restorer().restore(normalized) if self.accents and has_no_accents(normalized) else normalized
         vector = None
         if chosen != "lexical":
@@ -173,7 +175,7 @@ class Searcher:
                 raise SearchError(f"query vector has shape {vector.shape}, the index has dimension {index.vectors.shape[1]}")
         base = rank(index, searched, vector, max(k, RESOLVE_DEPTH), chosen, self.fusion)
         structure = index.structure()
-        resolution = resolve(structure, self.names(index), normalized, [p for p, _ in base], index.text)
+        resolution = resolve(structure, self.names(index), normalized, [p for p, _ in base], index.text, named)
         base = spread(base, lambda hit: structure.unit_of(hit[0]), SPREAD_CAP)  # after the resolution: it orders a unit's chunks itself
         return amendments_after(apply_resolution(resolution, base, index, k), resolution, structure.amending, normalized), resolution
 

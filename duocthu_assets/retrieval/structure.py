@@ -151,10 +151,13 @@ class Resolution:
         return {"status": self.status, "unit": self.label, "documents": list(self.documents), "message": self.message}
 
 
-def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str, base: Sequence[int], texts: Callable[[int], str] | None = None) -> Resolution:
+def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str, base: Sequence[int], texts: Callable[[int], str] | None = None,
+            named: Sequence[str] | None = None) -> Resolution:
     """Resolve ``query`` against ``structure`` (``base``: every position in
-    the base ranking's order, best first, used to order a unit's chunks)."""
-    named = tuple(d for d in named_documents(query, names.values()) if d in names)
+    the base ranking's order, best first, used to order a unit's chunks;
+    ``named``: :func:`.citation.named_documents` of ``query`` when the caller
+    has it already)."""
+    named = tuple(d for d in (named_documents(query, names.values()) if named is None else named) if d in names)
     citation = parse_citation(query)
     if citation is None:
         return _monograph(structure, query, base) or Resolution("", documents=named)
