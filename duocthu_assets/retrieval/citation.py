@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..parse.identity import KIND_SHORT
+from ..parse.profiles.legal import DOC_TYPES
 from ..textnorm import fold
 
 _DIGITS = str.maketrans({**{chr(0x06F0 + i): str(i) for i in range(10)}, **{chr(0x0660 + i): str(i) for i in range(10)}})
@@ -31,6 +33,18 @@ _PRECEDENT = re.compile(r"(?<!\w)an le(?!\w)")
 _PRECEDENT_CONTENT = re.compile(r"(?<!\w)noi dung an le(?!\w)")
 _WORD = re.compile(r"\w+")
 _BARE_NUMBER = re.compile(r"^\d{1,4}/(?:19|20)\d\d$")  # a number a file name gives (:func:`.names.file_number`)
+_NUMBER_YEAR = re.compile(r"(?<!\d)(\d{1,5})/((?:19|20)\d\d)(?!\d)")
+# the kinds of document a number is cited with, folded ("nghi dinh", "nd", "an le"), and how they are written back
+_KIND_DISPLAY = {fold(k.lower()): k[:1] + k[1:].lower() for k in DOC_TYPES if k != "LỆNH"}
+_KIND_DISPLAY |= {fold(short.lower()): _KIND_DISPLAY[fold(kind)] for kind, short in KIND_SHORT.items() if fold(kind) in _KIND_DISPLAY}
+_SHORT_KINDS = {"nghi dinh", "nghi quyet", "thong tu", "an le", "nd", "nq"}  # cited by a bare number ("nghị định 25"); "quyết định 30" is a phrase
+_KIND_ALTERNATION = "|".join(sorted(map(re.escape, _KIND_DISPLAY), key=len, reverse=True))
+# "nghi dinh so 19/2020", "nd 19/2020/nd-cp", "19/2020/nd-cp": a document cited by its number (a kind before
+# it or a suffix after it; "12/2020" alone may be a month); "nghi dinh 25": by its number's first part
+_CITED_NUMBER = re.compile(
+    rf"(?<![\w/])(?:(?P<kind>{_KIND_ALTERNATION})\s+(?:so\s*:?\s*)?)?(?P<no>\d{{1,5}})(?:\s*/\s*(?P<year>(?:19|20)\d\d)"
+    r"(?P<suffix>\s*/\s*[a-z]{1,6}(?:\s*-\s*[a-z]{1,6})*)?)?(?![\w/])"
+)
 
 
 @dataclass(frozen=True)
@@ -100,6 +114,11 @@ class DocumentNames:
         """Each name's folded words, made once (a query is matched against
         every document's names)."""
         return tuple(_words(n) for n in self.names)
+
+    @cached_property
+    def numbers(self) -> frozenset[str]:
+        """The numbers its names hold, as ``<number>/<year>`` (``91/2015``)."""
+        return frozenset(f"{int(m.group(1))}/{m.group(2)}" for n in self.names for m in _NUMBER_YEAR.finditer(query_fold(n)))
 
     @cached_property
     def short_names(self) -> tuple[str, ...]:
@@ -181,3 +200,39 @@ def _specific(name_words: list[str]) -> bool:
     """A name that says which document: it holds a number, or an
     abbreviation, or three words or more (``Bộ luật Dân sự``)."""
     return any(w.isdigit() for w in name_words) or len(name_words) >= 3 or (len(name_words) == 1 and len(name_words[0]) >= 3)
+
+
+@dataclass(frozen=True)
+class CitedDocument:
+    """A document a query cites by its number: ``number`` is ``19/2020``
+    (``19`` when cited without its year), ``display`` how an answer names
+    it (``Nghị định 19/2020``)."""
+
+    number: str
+    display: str
+
+
+def cited_documents(query: str) -> list[CitedDocument]:
+    """The documents ``query`` cites by number: a kind and a number
+    (``nghị định số 19/2020``, ``NĐ 19/2020/NĐ-CP``; ``nghị định 25``,
+    ``án lệ 43`` of the kinds cited so), or a number with its suffix
+    (``19/2020/NĐ-CP``). A bare ``12/2020`` (a month, perhaps), ``luật
+    2015`` and ``quyết định 30`` cite none."""
+    out = []
+    for found in _CITED_NUMBER.finditer(query_fold(query)):
+        kind, no, year = found.group("kind"), str(int(found.group("no"))), found.group("year")
+        if year and (kind or found.group("suffix")):
+            display = f"{_KIND_DISPLAY[kind]} {no}/{year}" if kind else f"the document numbered {no}/{year}"
+            out.append(CitedDocument(f"{no}/{year}", display))
+        elif kind in _SHORT_KINDS and not year:
+            out.append(CitedDocument(no, f"{_KIND_DISPLAY[kind]} {no}"))
+    return out
+
+
+def unindexed_documents(query: str, documents: Iterable[DocumentNames]) -> list[CitedDocument]:
+    """The documents ``query`` cites by number (:func:`cited_documents`)
+    that no indexed document is: no document's names hold that number
+    (cited without its year: no number of the index starts with it)."""
+    held = {n for doc in documents for n in doc.numbers}
+    firsts = {n.split("/")[0] for n in held}
+    return [c for c in cited_documents(query) if c.number not in (held if "/" in c.number else firsts)]

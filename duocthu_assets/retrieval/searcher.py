@@ -199,8 +199,12 @@ class Searcher:
         notes = notes_for(index, resolve_mode(mode) if mode else self.mode, self.fusion)
         if resolution.status == "found":
             notes.append(f"cited: {resolution.label}, found and shown first")
+        elif resolution.status == "missing" and resolution.unindexed:
+            notes.append(f"cited: {resolution.label}, not in the index: {resolution.message}")
         elif resolution.status == "missing":
             notes.append(f"cited: {resolution.label}, which does not exist: {resolution.message}")
+        elif resolution.unindexed:
+            notes.append(f"{' and '.join(resolution.unindexed)}: not in the index; these hits are from the documents it holds")
         return answers, notes, resolution
 
     def respond(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> tuple[list[Answer], list[str]]:

@@ -9,8 +9,10 @@ unit (:func:`.citation.parse_citation`) or names a monograph and a section
 
 - ``found``: the unit's positions, in the documents the query names when it
   names any, best first by the base ranking (a ``khoản`` asked for first);
-- ``missing``: the query cites a unit that no (named) document has; the
-  answer says so and shows nothing in its place;
+- ``missing``: the query cites a unit that no (named) document has, or a
+  unit of a document the index does not hold (``điều 3 nghị định
+  19/2020``: no other decree's Điều 3 stands in for it); the answer says
+  so and shows nothing in its place;
 - ``entry``: a monograph is named but no section: its chunks first;
 - ``""``: nothing is cited; the base ranking stands, narrowed to the
   documents the query names when it names some.
@@ -24,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .citation import Citation, DocumentNames, named_documents, parse_citation, query_fold
+from .citation import Citation, CitedDocument, DocumentNames, named_documents, parse_citation, query_fold, unindexed_documents
 
 _PARAGRAPH_MARK = re.compile(r"(?m)^[ \t“\"]*\[(\d{1,3})\](?=\s)")  # "[3] Vì vậy, …" opening a line
 _ARTICLE = re.compile(r"^(?:dieu|article|ماده)\s*(\d{1,4})(?!\d)")
@@ -142,6 +144,7 @@ class Resolution:
     positions: tuple[int, ...] = ()  # the cited unit's, best first
     documents: tuple[str, ...] = ()  # the documents the query names
     message: str = ""
+    unindexed: tuple[str, ...] = ()  # the documents it cites by number that the index does not hold ("Nghị định 19/2020")
 
     def cited(self) -> dict[str, object] | None:
         """The answer's ``citation`` object: a unit found or missing, else None."""
@@ -159,8 +162,11 @@ def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str
     has it already)."""
     named = tuple(d for d in (named_documents(query, names.values()) if named is None else named) if d in names)
     citation = parse_citation(query)
+    absent = unindexed_documents(query, names.values())
     if citation is None:
-        return _monograph(structure, query, base) or Resolution("", documents=named)
+        return _monograph(structure, query, base) or Resolution("", documents=named, unindexed=tuple(c.display for c in absent))
+    if absent and not named:  # a unit of a document the index does not hold: no other document's unit stands in
+        return _not_indexed(absent, citation)
     if citation.key[0] == "precedent_content":
         return _precedent(structure, names, citation, named, base, texts)
     if citation.key[0] == "paragraph":
@@ -178,6 +184,16 @@ def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str
         ordered.sort(key=lambda p: 0 if mark.search(texts(p)) else 1)  # stable: the base order within each group
     label = _label(names, tuple(holders) if len(holders) == 1 else named, citation)
     return Resolution("found", label, tuple(ordered), named)
+
+
+NOT_INDEXED = "No indexed document has the number"  # how the message of a unit of a document not in the index opens
+
+
+def _not_indexed(absent: Sequence[CitedDocument], citation: Citation) -> Resolution:
+    unit = f"khoản {citation.clause} {citation.label}" if citation.clause else citation.label
+    numbers = " or ".join(c.number for c in absent)
+    message = f"{NOT_INDEXED} {numbers}: {' and '.join(c.display for c in absent)} is not in the index; nothing from another document is shown in its place."
+    return Resolution("missing", f"{absent[0].display}, {unit}", message=message, unindexed=tuple(c.display for c in absent))
 
 
 def _label(names: Mapping[str, DocumentNames], docs: Sequence[str], citation: Citation) -> str:

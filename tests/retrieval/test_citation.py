@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from duocthu_assets.retrieval.citation import DocumentNames, named_documents, parse_citation
+from duocthu_assets.retrieval.citation import DocumentNames, cited_documents, named_documents, parse_citation, unindexed_documents
 
 BLDS = DocumentNames.from_identity(
     "blds", {"title": "Bộ luật Dân sự", "number": "91/2015/QH13", "kind": "bộ luật", "aliases": ["Bộ luật Dân sự 2015", "BLDS"]}
@@ -75,3 +75,27 @@ def test_a_document_is_named_by_its_kind_and_short_number_when_no_other_shares_i
     assert named_documents("điều 3 nghị định 19/2020", docs) == []  # another decree: its number goes on
     twin = DocumentNames.from_identity("nd19b", {"title": "Nghị định khác", "number": "19/2021/NĐ-CP", "kind": "nghị định"})
     assert named_documents("dieu 20 nghi dinh 19", [*docs, twin]) == []  # two decrees numbered 19: neither is named
+
+
+@pytest.mark.parametrize(
+    ("query", "cited"),
+    [
+        ("điều 3 nghị định 19/2020", [("19/2020", "Nghị định 19/2020")]),
+        ("Điều 3 NĐ số 19/2020/NĐ-CP", [("19/2020", "Nghị định 19/2020")]),
+        ("dieu 3 19/2020/nd-cp", [("19/2020", "the document numbered 19/2020")]),
+        ("khoản 2 điều 3 nghị định 25", [("25", "Nghị định 25")]),
+        ("án lệ 43 đoạn [3]", [("43", "Án lệ 43")]),
+        ("điều 3 hết hạn tháng 12/2020", []),  # a month, not a document
+        ("điều 5 luật 2015", []),  # a year
+        ("quyết định 30 ngày theo điều 3", []),  # a phrase
+    ],
+)
+def test_documents_cited_by_number_are_read(query, cited):
+    assert [(c.number, c.display) for c in cited_documents(query)] == cited
+
+
+def test_a_document_cited_by_a_number_no_indexed_document_has_is_not_in_the_index():
+    assert [c.display for c in unindexed_documents("điều 3 nghị định 19/2020", [BLDS, ND99])] == ["Nghị định 19/2020"]
+    assert unindexed_documents("điều 3 nghị định 99/2022", [BLDS, ND99]) == []
+    assert unindexed_documents("điều 3 nghị định 99", [BLDS, ND99]) == []  # the short number of an indexed decree
+    assert [c.number for c in unindexed_documents("điều 3 nghị định 25", [BLDS, ND99])] == ["25"]

@@ -219,6 +219,20 @@ def test_a_cited_unit_that_does_not_exist_is_said_not_to_with_nothing_in_its_pla
     assert code == 0 and out.startswith("Điều 900: no such unit.")
 
 
+def test_a_unit_of_a_document_not_in_the_index_is_said_to_be_so_in_json_and_text(warehouse, embedder, capsys):
+    searcher = Searcher(warehouse, embedder)
+    answers, notes, resolution = searcher.resolved("Điều 3 Nghị định 19/2020 quy định gì", 5)
+    assert answers == [] and resolution.status == "missing" and resolution.unindexed == ("Nghị định 19/2020",)
+    assert any(n.startswith("cited: Nghị định 19/2020, Điều 3, not in the index: No indexed document has the number 19/2020") for n in notes)
+    payload = searcher.payload("dieu 3 nghi dinh 19/2020", 5)
+    assert payload["hits"] == [] and payload["citation"]["status"] == "missing"
+    assert payload["citation"]["message"].startswith("No indexed document has the number 19/2020: Nghị định 19/2020 is not in the index")
+    code, out, _ = run_search_cli(["search", "điều 3 nghị định 19/2020", "--warehouse", str(warehouse.root)], embedder, capsys)
+    assert code == 0 and out.startswith("Nghị định 19/2020, Điều 3: not in the index. No indexed document has the number 19/2020")
+    _, notes, resolution = searcher.resolved("nghị định 19/2020 về liều ampicilin", 3)  # no unit cited: the ranking stands, with a note
+    assert resolution.status == "" and any(n.startswith("Nghị định 19/2020: not in the index") for n in notes)
+
+
 def test_a_monograph_and_its_section_come_first_in_every_mode(warehouse, embedder):
     searcher = Searcher(warehouse, embedder)
     for mode in ("hybrid", "dense", "lexical"):

@@ -50,6 +50,24 @@ def test_a_unit_that_does_not_exist_is_said_not_to():
     assert _resolve("dieu 4000").status == "missing"
 
 
+def test_a_unit_of_a_document_not_in_the_index_is_not_another_documents_unit():
+    # Điều 5 exists in Nghị định 99/2022; Nghị định 19/2020 is not indexed: its Điều 5 is not that one
+    for query in ("điều 5 nghị định 19/2020", "Điều 5 NĐ 19/2020/NĐ-CP", "dieu 5 19/2020/nd-cp", "khoản 1 điều 5 nghị định số 19"):
+        missing = _resolve(query)
+        assert missing.status == "missing" and not missing.positions, query
+        assert missing.message.startswith("No indexed document has the number 19"), query
+        assert "is not in the index; nothing from another document is shown in its place." in missing.message
+    assert _resolve("điều 5 nghị định 19/2020").label == "Nghị định 19/2020, Điều 5"
+    assert _resolve("điều 5 nghị định 19/2020").unindexed == ("Nghị định 19/2020",)
+    # the indexed decree still resolves, by its full or its short number, and a month is no document
+    assert _resolve("điều 5 nghị định 99/2022").positions == (3,)
+    assert _resolve("điều 5 nghị định 99").positions == (3,)
+    assert _resolve("Điều 5 hết hạn tháng 12/2020").status == "found"
+    # a query that cites no unit keeps its ranking, and says which document it cannot search
+    plain = _resolve("nghị định 19/2020 quy định gì về đăng ký")
+    assert plain.status == "" and plain.unindexed == ("Nghị định 19/2020",)
+
+
 def test_a_monograph_and_a_section_are_found_by_their_words():
     found = _resolve("liều dùng amoxicilin suy thận")
     assert found.status == "found" and found.positions == (6,) and found.label == "AMOXICILIN, Liều lượng và cách dùng"
