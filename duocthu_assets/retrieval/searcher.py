@@ -22,6 +22,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from ..embed.base import Embedder
@@ -43,6 +44,7 @@ AMENDING_DEPTH = 2  # an amending article first gives way to the next unit (:fun
 RESOLVE_DEPTH = 100  # how much of the base ranking orders a cited unit's chunks and is narrowed to named documents
 
 _AMENDS = re.compile(r"\bsua doi\b")  # "sửa đổi" in a folded query: it asks about an amendment
+_FORMS = re.compile(r"\b(?:mau|bieu mau|phu luc|to khai)\b")  # "mẫu", "phụ lục" …: it asks about a form or an annex
 
 _MODE_NOTES = {
     "lexical": "ranked by BM25 alone (no embedding); score = BM25 over the exact and the accent-folded terms",
@@ -177,7 +179,8 @@ class Searcher:
         structure = index.structure()
         resolution = resolve(structure, self.names(index), normalized, [p for p, _ in base], index.text, named)
         base = spread(base, lambda hit: structure.unit_of(hit[0]), SPREAD_CAP)  # after the resolution: it orders a unit's chunks itself
-        return amendments_after(apply_resolution(resolution, base, index, k), resolution, structure.amending, normalized), resolution
+        ranked = apply_resolution(resolution, base, index, k)
+        return amendments_after(ranked, resolution, structure.amending, normalized, structure.outside_articles), resolution
 
     def search(self, query: str, k: int = 5, *, mode: str | None = None, embedder: Embedder | None = None) -> list:
         """The best ``k`` hits (:class:`~.query.Hit`), best first.
@@ -249,13 +252,21 @@ def apply_resolution(resolution: Resolution, base: list[tuple[int, float]], inde
     return (head + rest)[:k]
 
 
-def amendments_after(ranked: list[tuple[int, float]], resolution: Resolution, amending: set[int] | frozenset[int], query: str) -> list[tuple[int, float]]:
-    """``ranked`` with an amending article in first place giving way to the
-    next unit that rules itself (:func:`.spread.own_text_first`), unless the
-    query cites a unit or asks about an amendment (``sửa đổi``)."""
-    if resolution.status or _AMENDS.search(query_fold(query)):
+def amendments_after(ranked: list[tuple[int, float]], resolution: Resolution, amending: set[int] | frozenset[int], query: str,
+                     outside: Callable[[int], bool] | None = None) -> list[tuple[int, float]]:
+    """``ranked`` with first place given to the next unit that rules itself
+    (:func:`.spread.own_text_first`) when it goes to an amending article
+    (unless the query asks about an amendment, ``sửa đổi``) or, ``outside``
+    saying which, to a chunk of a document with articles that lies in none
+    (its title page, an annexed form, the signature block: unless the query
+    asks about a form, ``mẫu``, ``phụ lục``); never when the query cites a unit."""
+    if resolution.status:
         return ranked
-    return own_text_first(ranked, lambda hit: hit[0] in amending, AMENDING_DEPTH)
+    folded = query_fold(query)
+    amends, forms = not _AMENDS.search(folded), outside is not None and not _FORMS.search(folded)
+    if not amends and not forms:
+        return ranked
+    return own_text_first(ranked, lambda hit: (amends and hit[0] in amending) or (forms and outside(hit[0])), AMENDING_DEPTH)
 
 
 def notes_for(index: LoadedIndex, mode: SearchMode, fusion: Fusion | None = None) -> list[str]:

@@ -58,7 +58,9 @@ def own_text_first(ranking: Sequence[T], amending: Callable[[T], bool], depth: i
     số điều của Nghị định số 103/2024/NĐ-CP``) quotes that document's
     provisions at length, so it matches a question about them as well as the
     article that rules on it does; the question asks for the rule itself
-    (none of the dev gold's answers is an amending article). Only the first
+    (none of the dev gold's answers is an amending article); the searcher
+    gives a chunk of a decree outside its articles (an annexed form, the
+    signature block) the same treatment. Only the first
     ``depth`` places are reordered: the top ``depth`` hold the same entries."""
     if depth < 2:
         raise ValueError(f"depth must be 2 or more, not {depth}")

@@ -130,6 +130,11 @@ class Structure:
             return (self.doc_ids[position], article, "", 0)
         return (self.doc_ids[position], 0, f"{self.entry_of[position]}\n{self.section_of[position]}", self.paragraph_of.get(position, 0))
 
+    def outside_articles(self, position: int) -> bool:
+        """Whether ``position`` lies in a document with articles but in none
+        of them (its title page and preamble, an annexed form, its signature block)."""
+        return not self.article_of[position] and self.doc_ids[position] in self.articles
+
     def article_range(self, doc_id: str) -> tuple[int, int] | None:
         numbers = self.articles.get(doc_id)
         return (min(numbers), max(numbers)) if numbers else None

@@ -38,3 +38,16 @@ def test_an_amending_article_first_gives_way_unless_the_query_asks_about_amendme
     assert amendments_after(ranked, Resolution(""), {7}, "nghi dinh 50 sua doi nhung gi") == ranked
     assert amendments_after(ranked, Resolution("found", "Điều 13", (7,)), {7}, "điều 13 quy định gì") == ranked
     assert amendments_after(ranked, Resolution(""), set(), "có được miễn tiền thuê đất không") == ranked
+
+
+def test_a_decrees_chunk_outside_its_articles_first_gives_way_unless_the_query_asks_about_a_form():
+    ranked = [(9, 0.99), (3, 0.96), (5, 0.70)]  # 9: Decree 99's annexed form, "ký, con dấu/Signature and seal"
+    outside = {9}.__contains__
+    query = "tên công ty viết bằng tiếng nước ngoài thì điền thế nào"
+    assert amendments_after(ranked, Resolution(""), set(), query, outside) == [(3, 0.96), (9, 0.99), (5, 0.70)]
+    assert amendments_after(ranked, Resolution(""), set(), query) == ranked  # the violation: nothing says which lie outside
+    assert amendments_after(ranked, Resolution(""), set(), "mẫu số 01a ghi những gì", outside) == ranked  # it asks about a form
+    assert amendments_after(ranked, Resolution(""), set(), "phu luc nghi dinh 99", outside) == ranked
+    assert amendments_after(ranked, Resolution("found", "Điều 7", (9,)), set(), "điều 7 quy định gì", outside) == ranked
+    # an amending article and a form both first: each gives way as its own exception allows
+    assert amendments_after([(7, 0.99), (9, 0.98), (3, 0.9)], Resolution(""), {7}, query, outside) == [(7, 0.99), (9, 0.98), (3, 0.9)]

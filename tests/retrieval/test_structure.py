@@ -68,6 +68,12 @@ def test_a_unit_of_a_document_not_in_the_index_is_not_another_documents_unit():
     assert plain.status == "" and plain.unindexed == ("Nghị định 19/2020",)
 
 
+def test_chunks_of_a_document_with_articles_outside_them_are_known():
+    built = Structure.build(["nd", "nd", "nd", "thuoc"], [["NGHỊ ĐỊNH"], ["NGHỊ ĐỊNH", "Điều 1. Phạm vi"], ["PHỤ LỤC", "Mẫu số 01a"], ["AMOXICILIN"]],
+                            ["NGHỊ ĐỊNH", "NGHỊ ĐỊNH", "PHỤ LỤC", "AMOXICILIN"], ["", "Điều 1", "Mẫu số 01a", "Chỉ định"])
+    assert [built.outside_articles(p) for p in range(4)] == [True, False, True, False]  # a monograph has no articles to be outside of
+
+
 def test_a_monograph_and_a_section_are_found_by_their_words():
     found = _resolve("liều dùng amoxicilin suy thận")
     assert found.status == "found" and found.positions == (6,) and found.label == "AMOXICILIN, Liều lượng và cách dùng"
