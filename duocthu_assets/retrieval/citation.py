@@ -233,6 +233,9 @@ def unindexed_documents(query: str, documents: Iterable[DocumentNames]) -> list[
     """The documents ``query`` cites by number (:func:`cited_documents`)
     that no indexed document is: no document's names hold that number
     (cited without its year: no number of the index starts with it)."""
+    cited = cited_documents(query)
+    if not cited:  # most queries: the documents' numbers are not even gathered
+        return []
     held = {n for doc in documents for n in doc.numbers}
     firsts = {n.split("/")[0] for n in held}
-    return [c for c in cited_documents(query) if c.number not in (held if "/" in c.number else firsts)]
+    return [c for c in cited if c.number not in (held if "/" in c.number else firsts)]
