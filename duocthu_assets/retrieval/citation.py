@@ -210,6 +210,12 @@ class CitedDocument:
 
     number: str
     display: str
+    kind: str = ""  # folded ("thong tu"), "" when cited by a number alone
+
+    def may_be(self, doc: DocumentNames) -> bool:
+        """Whether ``doc``, which prints no number the index knows, may be
+        this document: its kind is unknown or the one cited."""
+        return not doc.numbers and (not doc.kind or not self.kind or query_fold(doc.kind) == self.kind)
 
 
 def cited_documents(query: str) -> list[CitedDocument]:
@@ -223,9 +229,9 @@ def cited_documents(query: str) -> list[CitedDocument]:
         kind, no, year = found.group("kind"), str(int(found.group("no"))), found.group("year")
         if year and (kind or found.group("suffix")):
             display = f"{_KIND_DISPLAY[kind]} {no}/{year}" if kind else f"the document numbered {no}/{year}"
-            out.append(CitedDocument(f"{no}/{year}", display))
+            out.append(CitedDocument(f"{no}/{year}", display, query_fold(_KIND_DISPLAY[kind]) if kind else ""))
         elif kind in _SHORT_KINDS and not year:
-            out.append(CitedDocument(no, f"{_KIND_DISPLAY[kind]} {no}"))
+            out.append(CitedDocument(no, f"{_KIND_DISPLAY[kind]} {no}", query_fold(_KIND_DISPLAY[kind])))
     return out
 
 

@@ -168,10 +168,13 @@ def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str
     named = tuple(d for d in (named_documents(query, names.values()) if named is None else named) if d in names)
     citation = parse_citation(query)
     absent = unindexed_documents(query, names.values())
+    named_by_query = bool(named)
     if citation is None:
         return _monograph(structure, query, base) or Resolution("", documents=named, unindexed=tuple(c.display for c in absent))
-    if absent and not named:  # a unit of a document the index does not hold: no other document's unit stands in
-        return _not_indexed(absent, citation)
+    if absent and not named:  # a document the index does not know by number: only one whose number is unknown may be it
+        named = tuple(d for d in sorted(names) if all(c.may_be(names[d]) for c in absent))
+        if not named:
+            return _not_indexed(absent, citation)
     if citation.key[0] == "precedent_content":
         return _precedent(structure, names, citation, named, base, texts)
     if citation.key[0] == "paragraph":
@@ -179,6 +182,8 @@ def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str
     number = citation.key[1]
     scope = list(named) or sorted(structure.articles)
     holders = [d for d in scope if number in structure.articles.get(d, {})]
+    if not holders and absent and not named_by_query:
+        return _not_indexed(absent, citation)
     if not holders:
         return Resolution("missing", _label(names, named, citation), documents=named, message=_missing(structure, names, named, citation))
     wanted = {p for d in holders for p in structure.articles[d][number]}

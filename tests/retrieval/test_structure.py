@@ -68,6 +68,16 @@ def test_a_unit_of_a_document_not_in_the_index_is_not_another_documents_unit():
     assert plain.status == "" and plain.unindexed == ("Nghị định 19/2020",)
 
 
+def test_a_cited_number_the_index_does_not_know_may_be_a_document_that_prints_none():
+    # a scan whose number was not read (identity blank, file name "06-bct.signed.pdf") holds Điều 5: it may be the
+    # circular cited, so its Điều 5 is found; a decree known by another number is never it
+    names = {**NAMES, "scan": DocumentNames.from_identity("scan", None, fallback="06-bct.signed.pdf")}
+    structure = Structure.build([*DOCS, "scan"], [*HEADINGS, ["Điều 5. Hiệu lực thi hành"]], [*ENTRIES, ""], [*SECTIONS, "Điều 5"])
+    found = resolve(structure, names, "dieu 5 thong tu 06/2024/tt-bct hieu luc den khi nao", BASE + [8])
+    assert found.status == "found" and found.positions == (8,) and found.label == "06-bct.signed.pdf, Điều 5"
+    assert resolve(structure, names, "điều 58 thông tư 06/2024", BASE + [8]).message.startswith("No indexed document has the number 6/2024")
+
+
 def test_chunks_of_a_document_with_articles_outside_them_are_known():
     built = Structure.build(["nd", "nd", "nd", "thuoc"], [["NGHỊ ĐỊNH"], ["NGHỊ ĐỊNH", "Điều 1. Phạm vi"], ["PHỤ LỤC", "Mẫu số 01a"], ["AMOXICILIN"]],
                             ["NGHỊ ĐỊNH", "NGHỊ ĐỊNH", "PHỤ LỤC", "AMOXICILIN"], ["", "Điều 1", "Mẫu số 01a", "Chỉ định"])
