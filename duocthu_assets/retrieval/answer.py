@@ -299,7 +299,7 @@ def format_hits(answers: Sequence[Answer], as_json: bool = False, *, query: str 
     if as_json:
         return json.dumps(answer_payload(answers, query=query, notes=notes, citation=citation), ensure_ascii=False, indent=2, sort_keys=True)
     if not answers and citation and citation.get("status") == "missing":
-        said = "not in the index" if citation["message"].startswith("No indexed document has the number") else "no such unit"  # structure.NOT_INDEXED
+        said = "not in the index" if citation["message"].startswith("No indexed document has ") else "no such unit"  # structure.NOT_INDEXED
         lines = [f"{citation['unit']}: {said}. {citation['message']}"]
     elif not answers:
         lines = ["no hits"]

@@ -177,7 +177,7 @@ class Searcher:
                 raise SearchError(f"query vector has shape {vector.shape}, the index has dimension {index.vectors.shape[1]}")
         base = rank(index, searched, vector, max(k, RESOLVE_DEPTH), chosen, self.fusion)
         structure = index.structure()
-        resolution = resolve(structure, self.names(index), normalized, [p for p, _ in base], index.text, named)
+        resolution = resolve(structure, self.names(index), normalized, [p for p, _ in base], index.text, named, known=index.folded().has)
         base = spread(base, lambda hit: structure.unit_of(hit[0]), SPREAD_CAP)  # after the resolution: it orders a unit's chunks itself
         ranked = apply_resolution(resolution, base, index, k)
         return amendments_after(ranked, resolution, structure.amending, normalized, structure.outside_articles), resolution

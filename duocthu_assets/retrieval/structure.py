@@ -160,17 +160,19 @@ class Resolution:
 
 
 def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str, base: Sequence[int], texts: Callable[[int], str] | None = None,
-            named: Sequence[str] | None = None) -> Resolution:
+            named: Sequence[str] | None = None, known: Callable[[str], bool] | None = None) -> Resolution:
     """Resolve ``query`` against ``structure`` (``base``: every position in
     the base ranking's order, best first, used to order a unit's chunks;
     ``named``: :func:`.citation.named_documents` of ``query`` when the caller
-    has it already)."""
+    has it already; ``known``: whether the index holds a folded word, to tell
+    a drug the formulary has no monograph for, :func:`_unknown_monograph`)."""
     named = tuple(d for d in (named_documents(query, names.values()) if named is None else named) if d in names)
     citation = parse_citation(query)
     absent = unindexed_documents(query, names.values())
     named_by_query = bool(named)
     if citation is None:
-        return _monograph(structure, query, base) or Resolution("", documents=named, unindexed=tuple(c.display for c in absent))
+        return (_monograph(structure, query, base) or (_unknown_monograph(structure, names, query, known) if known and not named else None)
+                or Resolution("", documents=named, unindexed=tuple(c.display for c in absent)))
     if absent and not named:  # a document the index does not know by number: only one whose number is unknown may be it
         named = tuple(d for d in sorted(names) if all(c.may_be(names[d]) for c in absent))
         if not named:
@@ -196,13 +198,13 @@ def resolve(structure: Structure, names: Mapping[str, DocumentNames], query: str
     return Resolution("found", label, tuple(ordered), named)
 
 
-NOT_INDEXED = "No indexed document has the number"  # how the message of a unit of a document not in the index opens
+NOT_INDEXED = "No indexed document has"  # how the message of a unit not in the index opens (answer.format_hits reads it)
 
 
 def _not_indexed(absent: Sequence[CitedDocument], citation: Citation) -> Resolution:
     unit = f"khoản {citation.clause} {citation.label}" if citation.clause else citation.label
     numbers = " or ".join(c.number for c in absent)
-    message = f"{NOT_INDEXED} {numbers}: {' and '.join(c.display for c in absent)} is not in the index; nothing from another document is shown in its place."
+    message = f"{NOT_INDEXED} the number {numbers}: {' and '.join(c.display for c in absent)} is not in the index; nothing from another document is shown in its place."
     return Resolution("missing", f"{absent[0].display}, {unit}", message=message, unindexed=tuple(c.display for c in absent))
 
 
@@ -278,11 +280,7 @@ def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolut
         return None
     name = structure.entry_title[entry]
     titles = dict.fromkeys(structure.section_of[p] for p in structure.entries[entry] if structure.section_of[p] != name)
-    whole = max(
-        (t for t in structure.section_titles() if len(_WORD.findall(query_fold(t))) >= 2 and _has_run(words, _WORD.findall(query_fold(t)))),
-        key=lambda t: len(_WORD.findall(query_fold(t))),
-        default=None,
-    )
+    whole = _whole_section(structure, words)
     if whole is not None and whole not in titles:
         return Resolution("missing", f"{name}, {whole}", message=f"{name} has no section {whole!r}; nothing else is shown in its place.")
     best = whole
@@ -298,6 +296,63 @@ def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolut
     wanted = {p for p in structure.entries[entry] if structure.section_of[p] == best}
     ordered = [p for p in base if p in wanted] + sorted(wanted - set(base))
     return Resolution("found", f"{name}, {best}", tuple(ordered))
+
+
+_NAME_LIKE = re.compile(r"^[a-z]{8,}$")  # longer than any Vietnamese syllable ("nghieng", 7): a name, not a word
+
+
+def _unknown_monograph(structure: Structure, names: Mapping[str, DocumentNames], query: str, known: Callable[[str], bool]) -> Resolution | None:
+    """A formulary question that names a section (as :func:`_monograph`
+    reads one) but no monograph, and a drug the index has never seen
+    (``chống chỉ định của ceftriaxon``): a word longer than any Vietnamese
+    syllable, in no chunk, and not a monograph's name mistyped (one edit from
+    it: ``gentamycin``; ``amoxicilin`` is two from ``ampicilin``, another
+    drug): that monograph is not in the index."""
+    words = _WORD.findall(query_fold(query))
+    unknown = [w for w in words if _NAME_LIKE.match(w) and not known(w)]  # checked first: most queries hold none
+    formulary = {d for d, n in names.items() if n.kind == "formulary"} if unknown else set()
+    section = _named_section(structure, words, query) if formulary else None
+    if section is None or not any(structure.doc_ids[p] in formulary and structure.section_of[p] == section for ps in structure.entries.values() for p in ps):
+        return None
+    entry_words = {w for ws in structure.entry_words.values() for w in ws if len(w) >= 5}
+    drug = next((w for w in unknown if not any(_near(w, e) for e in entry_words)), None)
+    if drug is None:
+        return None
+    message = f"{NOT_INDEXED} a monograph named {drug!r}, so its {section!r} cannot be shown; nothing else is shown in its place."
+    return Resolution("missing", f"{drug.upper()}, {section}", message=message, unindexed=(drug,))
+
+
+def _named_section(structure: Structure, words: list[str], query: str) -> str | None:
+    """The section title the query writes out whole (the longest), else the
+    one whose words it mostly holds (two or more, half the title's or more)."""
+    whole = _whole_section(structure, words)
+    if whole is not None:
+        return whole
+    exact = not query.isascii()
+    scored = [(len(_content(query, exact) & _content(t, exact)), -len(_content(t, exact)), t) for t in structure.section_titles()]
+    scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
+    return max(scored)[2] if scored else None
+
+
+def _whole_section(structure: Structure, words: list[str]) -> str | None:
+    """The longest section title (two words or more) the query's words hold as a run."""
+    runs = ((t, _WORD.findall(query_fold(t))) for t in structure.section_titles())
+    return max(((t, len(w)) for t, w in runs if len(w) >= 2 and _has_run(words, w)), key=lambda x: x[1], default=(None, 0))[0]
+
+
+def _near(a: str, b: str, most: int = 1) -> bool:
+    """Whether ``a`` and ``b`` are at most ``most`` edits apart (a name mistyped)."""
+    if abs(len(a) - len(b)) > most:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, y in enumerate(b, start=1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
+        if min(current) > most:
+            return False
+        previous = current
+    return previous[-1] <= most
 
 
 _UNIT_LABEL = re.compile(r"^\s*((?:Điều|ĐIỀU|Article|ARTICLE|ماده)\s*[0-9۰-۹]{1,4})(?![0-9۰-۹])")

@@ -5,6 +5,7 @@ monograph and a section found by their words."""
 
 from __future__ import annotations
 
+from duocthu_assets.retrieval.answer import format_hits
 from duocthu_assets.retrieval.citation import DocumentNames
 from duocthu_assets.retrieval.structure import Structure, resolve, unit_label
 
@@ -76,6 +77,27 @@ def test_a_cited_number_the_index_does_not_know_may_be_a_document_that_prints_no
     found = resolve(structure, names, "dieu 5 thong tu 06/2024/tt-bct hieu luc den khi nao", BASE + [8])
     assert found.status == "found" and found.positions == (8,) and found.label == "06-bct.signed.pdf, Điều 5"
     assert resolve(structure, names, "điều 58 thông tư 06/2024", BASE + [8]).message.startswith("No indexed document has the number 6/2024")
+
+
+def test_a_drug_the_formulary_has_no_monograph_for_is_said_to_be_missing():
+    names = {**NAMES, "thuoc": DocumentNames.from_identity("thuoc", {"title": "Dược thư", "kind": "formulary"})}
+    vocabulary = {"amoxicilin", "gentamicin", "chong", "chi", "dinh", "cua", "lieu", "dung"}
+
+    def ask(query, names=names):
+        return resolve(STRUCTURE, names, query, BASE, TEXTS.__getitem__, known=vocabulary.__contains__)
+
+    missing = ask("chống chỉ định của ceftriaxon")
+    assert missing.status == "missing" and not missing.positions and missing.label == "CEFTRIAXON, Chống chỉ định"
+    assert missing.message == "No indexed document has a monograph named 'ceftriaxon', so its 'Chống chỉ định' cannot be shown; nothing else is shown in its place."
+    assert missing.unindexed == ("ceftriaxon",)
+    said = format_hits([], citation=missing.cited())
+    assert said.startswith("CEFTRIAXON, Chống chỉ định: not in the index. No indexed document has a monograph named 'ceftriaxon'")
+    assert ask("liều dùng ceftriaxon cho người suy thận").status == "missing"  # the section named by its words
+    assert ask("chống chỉ định của gentamycin").status == ""  # one letter from GENTAMICIN: mistyped, not missing
+    assert ask("chống chỉ định của thuốc ho").status == ""  # no word longer than a syllable
+    assert ask("ceftriaxon dùng thế nào").status == ""  # no section named
+    assert ask("chống chỉ định của ceftriaxon", NAMES).status == ""  # not a formulary's section (the violation: no kind)
+    assert resolve(STRUCTURE, names, "chống chỉ định của ceftriaxon", BASE).status == ""  # nothing says which words the index holds
 
 
 def test_chunks_of_a_document_with_articles_outside_them_are_known():
