@@ -248,6 +248,26 @@ def _review(root: Path) -> dict:
         instance.dispose()
 
 
+def restamp(root: Path) -> dict:
+    """A seed made with an earlier commit, measured with this one: every record
+    stamped as built by this code (what the seed writes when run today), else
+    the first ingest rebuilds every seeded document for the new code version."""
+    from duocthu_assets.inbox.registry import Registry
+    from duocthu_assets.ingest.report import outcome_key
+    from duocthu_assets.ingest.run import code_version
+    from duocthu_assets.warehouse import Warehouse
+
+    version, registry, changed = code_version(), Registry(Warehouse(str(root / "wh"))), 0
+    for record in registry.records.values():
+        if record.built and record.built.get("code_version") != version:
+            record.built = {**record.built, "code_version": version}
+            if record.outcome:
+                record.outcome = {**record.outcome, "built": outcome_key(record.built)}
+            changed += 1
+    registry.save()
+    return {"code_version": version, "restamped": changed}
+
+
 def measure(root: Path, repeat: int) -> dict:
     documents = sum(1 for p in (root / "inbox").iterdir() if p.is_file())
     row: dict = {"documents": documents, "load_before": os.getloadavg()[0], "at": time.strftime("%H:%M:%S")}
@@ -275,6 +295,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed-only", action="store_true")
     parser.add_argument("--measure-only", action="store_true", help="measure ROOT as it is (run one `duocthu ingest` first if the seed was stopped before its settle)")
+    parser.add_argument("--restamp", action="store_true", help="measure-only: stamp a seed made by an earlier commit as built by this one")
     parser.add_argument("--skip-tables", action="store_true", help="seed: leave the consolidated tables as they are")
     parser.add_argument("--out", metavar="FILE")
     args = parser.parse_args()
@@ -283,6 +304,9 @@ def main() -> None:
     if not args.measure_only:
         result["seed"] = seed(root, args.documents, tables=not args.skip_tables)
         print(json.dumps(result["seed"]), flush=True)
+    if args.restamp:
+        result["restamp"] = restamp(root)
+        print(json.dumps(result["restamp"]), flush=True)
     if not args.seed_only:
         result["measure"] = measure(root, args.repeat)
         print(json.dumps(result["measure"]), flush=True)
