@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .citation import Citation, CitedDocument, DocumentNames, named_documents, parse_citation, query_fold, unindexed_documents
+from .sections import cued_sections, titles_of
 
 _PARAGRAPH_MARK = re.compile(r"(?m)^[ \t“\"]*\[(\d{1,3})\](?=\s)")  # "[3] Vì vậy, …" opening a line
 _ARTICLE = re.compile(r"^(?:dieu|article|ماده)\s*(\d{1,4})(?!\d)")
@@ -291,6 +292,12 @@ def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolut
         scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
         best = max(scored)[2] if scored else None
     if best is None:
+        cues = cued_sections(query)
+        lacked = [t for c in cues for t in titles_of(c.section, structure.section_titles())[:1]]
+        if lacked and not any(titles_of(c.section, titles) for c in cues):  # asked in other words for sections it has none of
+            return Resolution("missing", f"{name}, {lacked[0]}", message=f"{name} has no section {lacked[0]!r}; nothing else is shown in its place.")
+        best = next((t for c in cues if c.strong for t in titles_of(c.section, titles)), None)
+    if best is None:
         members = set(structure.entries[entry])
         return Resolution("entry", name, tuple(p for p in base if p in members))
     wanted = {p for p in structure.entries[entry] if structure.section_of[p] == best}
@@ -331,7 +338,9 @@ def _named_section(structure: Structure, words: list[str], query: str) -> str | 
     exact = not query.isascii()
     scored = [(len(_content(query, exact) & _content(t, exact)), -len(_content(t, exact)), t) for t in structure.section_titles()]
     scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
-    return max(scored)[2] if scored else None
+    if scored:
+        return max(scored)[2]
+    return next((t for c in cued_sections(query) for t in titles_of(c.section, structure.section_titles())[:1]), None)
 
 
 def _whole_section(structure: Structure, words: list[str]) -> str | None:

@@ -115,6 +115,32 @@ def test_a_monograph_and_a_section_are_found_by_their_words():
     assert missing.status == "missing" and "AMOXICILIN has no section 'Chống chỉ định'" in missing.message
 
 
+def test_a_section_asked_in_everyday_words_is_found_or_said_missing():
+    headings = [["AMIKACIN", "Thời kỳ mang thai"], ["AMIKACIN", "Liều lượng và cách dùng"], ["VANCOMYCIN", "Dược động học"], ["VANCOMYCIN", "Liều lượng và cách dùng"]]
+    built = Structure.build(["thuoc"] * 4, headings, [h[0] for h in headings], [h[1] for h in headings])
+    names = {"thuoc": DocumentNames.from_identity("thuoc", {"title": "Dược thư", "kind": "formulary"})}
+    base = [3, 2, 1, 0]
+
+    def ask(query):
+        return resolve(built, names, query, base, known={"amikacin", "vancomycin"}.__contains__)
+
+    for query in ("Phụ nữ có thai dùng vancomycin được không?", "phu nu co thai dung vancomycin duoc khong", "vancomycin cho ba bau"):
+        missing = ask(query)  # the violation: the monograph lacks the section the words ask for
+        assert missing.status == "missing" and not missing.positions, query
+        assert missing.label == "VANCOMYCIN, Thời kỳ mang thai"
+        assert missing.message == "VANCOMYCIN has no section 'Thời kỳ mang thai'; nothing else is shown in its place."
+    for query in ("Phụ nữ có thai dùng amikacin được không?", "phu nu mang bau dung amikacin duoc khong"):
+        found = ask(query)  # the monograph has it: that section first, whatever the base ranking says
+        assert found.status == "found" and found.positions == (0,), query
+    assert ask("vancomycin có thải trừ qua thận không").status == "found"  # thải trừ: its Dược động học, not pregnancy
+    assert ask("vancomycin tồn tại trong người bao lâu").status == "entry"  # no section asked for: never refused
+    assert ask("chỉnh liều vancomycin cho người suy thận").positions == (3,)
+    unknown = ask("lieu ciprofloxacin cho nguoi suy than")  # a drug not in the formulary, typed without accents
+    assert unknown.status == "missing" and unknown.label == "CIPROFLOXACIN, Liều lượng và cách dùng"
+    assert ask("liều ciprofloxacin cho người suy thận").status == "missing"
+    assert ask("ciprofloxacin có tốt không").status == ""  # no section asked for: not refused
+
+
 def test_a_hit_names_its_unit():
     assert unit_label(HEADINGS[1], "Điều 319. Hiệu lực", "BỘ LUẬT DÂN SỰ") == "Điều 319"
     assert unit_label(["AMOXICILIN", "Liều lượng và cách dùng"], "Liều lượng và cách dùng", "AMOXICILIN") == "AMOXICILIN, Liều lượng và cách dùng"
