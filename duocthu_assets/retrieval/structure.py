@@ -284,19 +284,18 @@ def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolut
     whole = _whole_section(structure, words)
     if whole is not None and whole not in titles:
         return Resolution("missing", f"{name}, {whole}", message=f"{name} has no section {whole!r}; nothing else is shown in its place.")
-    best = whole
+    cues = cued_sections(query) if whole is None else []
+    best = whole or next((t for c in cues if c.strong for t in titles_of(c.section, titles)), None)  # the schema's words for it
     if best is None:
         exact = not query.isascii()
         rest = _content(query, exact) - _content(name, exact)
-        scored = [(len(rest & _content(t, exact)), -len(_content(t, exact)), t) for t in titles]
+        scored = [(len(rest & _content(t, exact)), -len(_content(t, exact)), t) for t in titles if exact or _shares_pair(words, t)]
         scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
         best = max(scored)[2] if scored else None
     if best is None:
-        cues = cued_sections(query)
         lacked = [t for c in cues for t in titles_of(c.section, structure.section_titles())[:1]]
         if lacked and not any(titles_of(c.section, titles) for c in cues):  # asked in other words for sections it has none of
             return Resolution("missing", f"{name}, {lacked[0]}", message=f"{name} has no section {lacked[0]!r}; nothing else is shown in its place.")
-        best = next((t for c in cues if c.strong for t in titles_of(c.section, titles)), None)
     if best is None:
         members = set(structure.entries[entry])
         return Resolution("entry", name, tuple(p for p in base if p in members))
@@ -336,11 +335,21 @@ def _named_section(structure: Structure, words: list[str], query: str) -> str | 
     if whole is not None:
         return whole
     exact = not query.isascii()
-    scored = [(len(_content(query, exact) & _content(t, exact)), -len(_content(t, exact)), t) for t in structure.section_titles()]
+    scored = [(len(_content(query, exact) & _content(t, exact)), -len(_content(t, exact)), t) for t in structure.section_titles() if exact or _shares_pair(words, t)]
     scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
     if scored:
         return max(scored)[2]
     return next((t for c in cued_sections(query) for t in titles_of(c.section, structure.section_titles())[:1]), None)
+
+
+def _shares_pair(words: list[str], title: str) -> bool:
+    """Whether the (folded) query holds two of ``title``'s words side by side
+    as the title prints them: typed without accents, a title's words met one
+    by one are common words (``có dùng được`` holds ``cơ``, ``dụng`` and
+    ``dược`` of ``Dược lý và cơ chế tác dụng``)."""
+    printed = _WORD.findall(query_fold(title))
+    pairs = set(zip(printed, printed[1:]))
+    return any(pair in pairs for pair in zip(words, words[1:]))
 
 
 def _whole_section(structure: Structure, words: list[str]) -> str | None:

@@ -129,6 +129,8 @@ def test_a_section_asked_in_everyday_words_is_found_or_said_missing():
         assert missing.status == "missing" and not missing.positions, query
         assert missing.label == "VANCOMYCIN, Thời kỳ mang thai"
         assert missing.message == "VANCOMYCIN has no section 'Thời kỳ mang thai'; nothing else is shown in its place."
+        assert missing.cited()["status"] == "missing"  # the JSON's citation
+        assert format_hits([], citation=missing.cited()).startswith("VANCOMYCIN, Thời kỳ mang thai: no such unit. VANCOMYCIN has no section")
     for query in ("Phụ nữ có thai dùng amikacin được không?", "phu nu mang bau dung amikacin duoc khong"):
         found = ask(query)  # the monograph has it: that section first, whatever the base ranking says
         assert found.status == "found" and found.positions == (0,), query
@@ -139,6 +141,15 @@ def test_a_section_asked_in_everyday_words_is_found_or_said_missing():
     assert unknown.status == "missing" and unknown.label == "CIPROFLOXACIN, Liều lượng và cách dùng"
     assert ask("liều ciprofloxacin cho người suy thận").status == "missing"
     assert ask("ciprofloxacin có tốt không").status == ""  # no section asked for: not refused
+
+
+def test_common_words_typed_without_accents_do_not_name_a_section():
+    headings = [["AMPICILIN", "Dược lý và cơ chế tác dụng"], ["AMPICILIN", "Chống chỉ định"], ["AMPICILIN", "Thời kỳ cho con bú"]]
+    built = Structure.build(["thuoc"] * 3, headings, [h[0] for h in headings], [h[1] for h in headings])
+    # the violation: có, dùng, được folded are cơ, dụng, dược of "Dược lý và cơ chế tác dụng", one by one
+    assert resolve(built, NAMES, "ampicilin co dung duoc cho nguoi di ung khong", [1, 0, 2]).status == "entry"
+    assert resolve(built, NAMES, "ampicilin co dung duoc cho phu nu dang cho con bu khong", [0, 1, 2]).positions == (2,)
+    assert resolve(built, NAMES, "ampicilin co che tac dung", [1, 2, 0]).positions == (0,)  # its own words side by side
 
 
 def test_a_hit_names_its_unit():
