@@ -283,7 +283,7 @@ def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolut
     titles = dict.fromkeys(structure.section_of[p] for p in structure.entries[entry] if structure.section_of[p] != name)
     whole = _whole_section(structure, words)
     if whole is not None and whole not in titles:
-        return Resolution("missing", f"{name}, {whole}", message=f"{name} has no section {whole!r}; nothing else is shown in its place.")
+        return Resolution("missing", f"{name}, {whole}", message=_no_section(name, whole, titles))
     cues = cued_sections(query) if whole is None else []
     best = whole or next((t for c in cues if c.strong for t in titles_of(c.section, titles)), None)  # the schema's words for it
     if best is None:
@@ -295,7 +295,7 @@ def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolut
     if best is None:
         lacked = [t for c in cues for t in titles_of(c.section, structure.section_titles())[:1]]
         if lacked and not any(titles_of(c.section, titles) for c in cues):  # asked in other words for sections it has none of
-            return Resolution("missing", f"{name}, {lacked[0]}", message=f"{name} has no section {lacked[0]!r}; nothing else is shown in its place.")
+            return Resolution("missing", f"{name}, {lacked[0]}", message=_no_section(name, lacked[0], titles))
     if best is None:
         members = set(structure.entries[entry])
         return Resolution("entry", name, tuple(p for p in base if p in members))
@@ -340,6 +340,14 @@ def _named_section(structure: Structure, words: list[str], query: str) -> str | 
     if scored:
         return max(scored)[2]
     return next((t for c in cued_sections(query) for t in titles_of(c.section, structure.section_titles())[:1]), None)
+
+
+def _no_section(name: str, section: str, titles) -> str:
+    """The answer when a monograph lacks the section asked for: which sections
+    it has, so a reader knows where else to look (a warning about the kidney
+    may sit under Thận trọng when there is no adverse-effects section)."""
+    has = "; ".join(titles) or "none"
+    return f"{name} has no section {section!r}; nothing else is shown in its place. Its sections: {has}."
 
 
 def _shares_pair(words: list[str], title: str) -> bool:
