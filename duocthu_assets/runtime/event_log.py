@@ -92,6 +92,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import QueuePool
 
 from .check_partition_index import ensure_check_partition_index
+from .check_states import CheckStatesInOnePass
 from .check_rollup import RollupReadsEveryDocument
 from .planned_checks import PlannedCheckRowsWithoutCopies
 from .run_deletion import DeletedRunsLeaveNothing, remove_sqlite_files, vacuum_sqlite
@@ -129,7 +130,8 @@ def _set_pragmas(dbapi_connection, _record) -> None:
 
 
 class PooledSqliteEventLogStorage(
-    DeletedRunsLeaveNothing, RollupReadsEveryDocument, PlannedCheckRowsWithoutCopies, SqliteEventLogStorage
+    DeletedRunsLeaveNothing, RollupReadsEveryDocument, PlannedCheckRowsWithoutCopies, CheckStatesInOnePass,
+    SqliteEventLogStorage,
 ):
     """``SqliteEventLogStorage`` that keeps its engines and connections."""
 

@@ -13,12 +13,14 @@ from dagster_postgres.utils import get_token_provider_from_config, pg_url_from_c
 
 from .check_partition_index import ensure_check_partition_index
 from .check_rollup import RollupReadsEveryDocument
+from .check_states import CheckStatesInOnePass
 from .planned_checks import PlannedCheckRowsWithoutCopies
 from .run_deletion import DeletedRunsLeaveNothing
 
 
 class PlannedOncePostgresEventLogStorage(
-    DeletedRunsLeaveNothing, RollupReadsEveryDocument, PlannedCheckRowsWithoutCopies, PostgresEventLogStorage
+    DeletedRunsLeaveNothing, RollupReadsEveryDocument, PlannedCheckRowsWithoutCopies, CheckStatesInOnePass,
+    PostgresEventLogStorage,
 ):
     @classmethod
     def from_config_value(cls, inst_data, config_value) -> "PlannedOncePostgresEventLogStorage":
