@@ -144,11 +144,11 @@ class LoadedIndex:
         heading trails and texts, made on first use."""
         with self._lexical_lock:
             if self._restorer is None:
-                from .accents import AccentRestorer
+                from .accents import AccentRestorer, general_frequencies
 
                 columns = self.rows.select(["headings", "text"]).to_pydict()
                 texts = ("\n".join([*(h or ()), t or ""]) for h, t in zip(columns["headings"], columns["text"]))
-                self._restorer = AccentRestorer.build(texts)
+                self._restorer = AccentRestorer.build(texts, general=general_frequencies())
             return self._restorer
 
     def text(self, position: int) -> str:
