@@ -31,6 +31,7 @@ from typing import Any, Literal, Sequence
 
 from ..model import ChunkKind
 from .query import Hit, HitAttachment
+from .structure import NOT_INDEXED
 
 ANSWER_SCHEMA = "duocthu.search/2"  # /2: hits name their document and unit; a citation object (issue 40)
 WITHHELD = "[…]"
@@ -299,7 +300,7 @@ def format_hits(answers: Sequence[Answer], as_json: bool = False, *, query: str 
     if as_json:
         return json.dumps(answer_payload(answers, query=query, notes=notes, citation=citation), ensure_ascii=False, indent=2, sort_keys=True)
     if not answers and citation and citation.get("status") == "missing":
-        said = "not in the index" if citation["message"].startswith("No indexed document has ") else "no such unit"  # structure.NOT_INDEXED
+        said = "not in the index" if citation["message"].startswith(NOT_INDEXED) else "no such unit"
         lines = [f"{citation['unit']}: {said}. {citation['message']}"]
     elif not answers:
         lines = ["no hits"]

@@ -288,10 +288,7 @@ def _monograph(structure: Structure, query: str, base: Sequence[int]) -> Resolut
     best = whole or next((t for c in cues if c.strong for t in titles_of(c.section, titles)), None)  # the schema's words for it
     if best is None:
         exact = not query.isascii()
-        rest = _content(query, exact) - _content(name, exact)
-        scored = [(len(rest & _content(t, exact)), -len(_content(t, exact)), t) for t in titles if exact or _shares_pair(words, t)]
-        scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
-        best = max(scored)[2] if scored else None
+        best = _mostly_held(_content(query, exact) - _content(name, exact), titles, words, exact)
     if best is None:
         lacked = [t for c in cues for t in titles_of(c.section, structure.section_titles())[:1]]
         if lacked and not any(titles_of(c.section, titles) for c in cues):  # asked in other words for sections it has none of
@@ -335,11 +332,19 @@ def _named_section(structure: Structure, words: list[str], query: str) -> str | 
     if whole is not None:
         return whole
     exact = not query.isascii()
-    scored = [(len(_content(query, exact) & _content(t, exact)), -len(_content(t, exact)), t) for t in structure.section_titles() if exact or _shares_pair(words, t)]
-    scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
-    if scored:
-        return max(scored)[2]
+    held = _mostly_held(_content(query, exact), structure.section_titles(), words, exact)
+    if held is not None:
+        return held
     return next((t for c in cued_sections(query) for t in titles_of(c.section, structure.section_titles())[:1]), None)
+
+
+def _mostly_held(content: set[str], titles, words: list[str], exact: bool) -> str | None:
+    """The title whose words ``content`` mostly holds: two or more, half the
+    title's or more (typed without accents, two of them side by side as
+    printed, :func:`_shares_pair`); the one holding most, then the shortest."""
+    scored = [(len(content & _content(t, exact)), -len(_content(t, exact)), t) for t in titles if exact or _shares_pair(words, t)]
+    scored = [x for x in scored if x[0] >= 2 and 2 * x[0] >= -x[1]]
+    return max(scored)[2] if scored else None
 
 
 def _no_section(name: str, section: str, titles) -> str:
