@@ -17,6 +17,10 @@ bytes on disk, its *used* bytes (SQLite's free pages, which the next writes
 reuse, left out), runs, and runs deleted.
 
 Prints one JSON line per night, then a summary; ``--out FILE`` writes all.
+``--resume LOG`` continues an interrupted run in ``--keep DIR`` from the
+lines it printed (LOG): no new seed, the same nights drawn, the next night
+first. A night cut short is run again; its documents already rebuilt are not
+requested twice, so its ``runs_requested`` shows fewer.
 """
 
 from __future__ import annotations
@@ -116,7 +120,10 @@ def main() -> None:
     parser.add_argument("--keep-recent", type=int, default=10)
     parser.add_argument("--keep", metavar="DIR", help="work in DIR (kept)")
     parser.add_argument("--out", metavar="FILE")
+    parser.add_argument("--resume", metavar="LOG", help="continue the run in --keep DIR that printed LOG")
     args = parser.parse_args()
+    if args.resume and not args.keep:
+        parser.error("--resume needs the interrupted run's --keep DIR")
 
     from duocthu_assets.definitions import build_definitions
     from duocthu_assets.ingest.run import ingest
@@ -127,19 +134,26 @@ def main() -> None:
     inbox, warehouse = root / "inbox", root / "wh"
     inbox.mkdir(parents=True, exist_ok=True)
     names = [f"doc_{i:06d}.csv" for i in range(args.documents)]
-    for name in names:
-        (inbox / name).write_text(CSV)
-    rows = []
+    rows, base, resumed_after = [], None, None
+    if args.resume:
+        lines = [json.loads(line) for line in Path(args.resume).read_text().splitlines() if line.strip()]
+        base, rows = lines[0], [line for line in lines[1:] if "night" in line]
+        resumed_after = len(rows)
+        print(json.dumps({"resumed_after_night": resumed_after}), flush=True)
+    else:
+        for name in names:
+            (inbox / name).write_text(CSV)
     try:
         started, cpu_started = time.perf_counter(), cpu_seconds()
-        with contextlib.redirect_stderr(io.StringIO()):
-            seeded = ingest([str(inbox)], str(warehouse), out=io.StringIO(), show_progress=False)
         home = dagster_home_for(str(warehouse))
-        disk, used = instance_bytes(home)
-        base = {"index_tables_kb": index_tables(home), "documents": args.documents, "ok": sum(d.status == "ok" for d in seeded.documents),
-                "seed_seconds": round(time.perf_counter() - started, 1), "disk_mb": round(disk / 2**20, 2),
-                "used_mb": round(used / 2**20, 2), "load": os.getloadavg()[0]}
-        print(json.dumps(base), flush=True)
+        if base is None:
+            with contextlib.redirect_stderr(io.StringIO()):
+                seeded = ingest([str(inbox)], str(warehouse), out=io.StringIO(), show_progress=False)
+            disk, used = instance_bytes(home)
+            base = {"index_tables_kb": index_tables(home), "documents": args.documents, "ok": sum(d.status == "ok" for d in seeded.documents),
+                    "seed_seconds": round(time.perf_counter() - started, 1), "disk_mb": round(disk / 2**20, 2),
+                    "used_mb": round(used / 2**20, 2), "load": os.getloadavg()[0]}
+            print(json.dumps(base), flush=True)
         os.environ["DUOCTHU_INBOX"] = str(inbox)
         defs = build_definitions(str(warehouse))
         check_keys = defs.resolve_asset_graph().asset_check_keys
@@ -151,6 +165,8 @@ def main() -> None:
             for k in range(1, args.nights + 1):
                 changed = rng.sample(names, per_night)
                 ever_changed.update(changed)
+                if k <= len(rows):
+                    continue
                 with contextlib.redirect_stderr(io.StringIO()):
                     row = night(instance, defs, warehouse, inbox, changed, k)
                 before_disk, before_used = instance_bytes(home)
@@ -183,6 +199,8 @@ def main() -> None:
         }
         if summary["changed_documents_share_mb"]:
             summary["growth_over_share"] = round(summary["growth_used_mb"] / summary["changed_documents_share_mb"], 2)
+        if resumed_after is not None:
+            summary["resumed_after_night"] = resumed_after  # cpu_seconds: the nights after it only
         summary["prune_cpu_seconds"] = round(sum(r.get("prune_cpu_seconds", 0) for r in rows), 1)
         print(json.dumps(summary), flush=True)
         if args.out:
