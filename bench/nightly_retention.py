@@ -20,7 +20,8 @@ Prints one JSON line per night, then a summary; ``--out FILE`` writes all.
 ``--resume LOG`` continues an interrupted run in ``--keep DIR`` from the
 lines it printed (LOG): no new seed, the same nights drawn, the next night
 first. A night cut short is run again; its documents already rebuilt are not
-requested twice, so its ``runs_requested`` shows fewer.
+requested twice, so its ``runs_requested`` shows fewer. The kept warehouse
+must have been built by this checkout's code (else refused).
 """
 
 from __future__ import annotations
@@ -104,6 +105,17 @@ def night(instance, defs, warehouse: Path, inbox: Path, changed: list[str], k: i
             "night_seconds": round(time.perf_counter() - started, 1)}
 
 
+def _built_by_other_code(root: Path) -> int:
+    """Documents of the kept warehouse whose last build's code version is not
+    this checkout's (the nightly tick rebuilds each one: a bench resumed
+    with other code measures a rebuild of everything, not the nights)."""
+    from duocthu_assets.inbox.registry import Registry
+    from duocthu_assets.version import code_version
+
+    version = code_version()
+    return sum(1 for r in Registry(_warehouse(root)).active() if r.built and r.built.get("code_version") != version)
+
+
 def _warehouse(root: Path):
     from duocthu_assets.warehouse import Warehouse
 
@@ -136,6 +148,11 @@ def main() -> None:
     names = [f"doc_{i:06d}.csv" for i in range(args.documents)]
     rows, base, resumed_after = [], None, None
     if args.resume:
+        stale = _built_by_other_code(warehouse)
+        if stale:
+            sys.exit(f"--resume: {stale} document(s) in {warehouse} were built by other code than this checkout's, so the "
+                     "next night's tick would rebuild them all; resume with the code that ran the first nights, or "
+                     "stamp them first (bench/scale_partitions.py's restamp)")
         lines = [json.loads(line) for line in Path(args.resume).read_text().splitlines() if line.strip()]
         base, rows = lines[0], [line for line in lines[1:] if "night" in line]
         resumed_after = len(rows)
