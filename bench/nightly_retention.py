@@ -18,7 +18,7 @@ reuse, left out), runs, and runs deleted.
 
 Prints one JSON line per night, then a summary; ``--out FILE`` writes all.
 ``--resume LOG`` continues an interrupted run in ``--keep DIR`` from the
-lines it printed (LOG): no new seed, the same nights drawn, the next night
+lines it printed (LOG; a resumed run's lines appended): no new seed, the same nights drawn, the next night
 first. A night cut short is run again; its documents already rebuilt are not
 requested twice, so its ``runs_requested`` shows fewer. The kept warehouse
 must have been built by this checkout's code (else refused).
@@ -154,7 +154,10 @@ def main() -> None:
                      "next night's tick would rebuild them all; resume with the code that ran the first nights, or "
                      "stamp them first (bench/scale_partitions.py's restamp)")
         lines = [json.loads(line) for line in Path(args.resume).read_text().splitlines() if line.strip()]
-        base, rows = lines[0], [line for line in lines[1:] if "night" in line]
+        base = next((line for line in lines if "seed_seconds" in line), None)
+        if base is None:
+            sys.exit(f"--resume: {args.resume} has no seed line; give the first run's lines, a resumed run's appended")
+        rows = [line for line in lines if "night" in line]
         resumed_after = len(rows)
         print(json.dumps({"resumed_after_night": resumed_after}), flush=True)
     else:
