@@ -249,6 +249,11 @@ def seed(inbox: Path, warehouse: Path, size: int, batch: int) -> None:
         have = upto
 
 
+def built_by_other_code(record, version: str) -> bool:
+    """The registry record was last built by a code version other than ``version``."""
+    return bool(record.built) and record.built.get("code_version") != version
+
+
 def restamp(warehouse: Path) -> int:
     """Record every document of ``warehouse`` as built by this code version
     (its ``built`` and its remembered outcome's key), as if this code had
@@ -264,7 +269,7 @@ def restamp(warehouse: Path) -> int:
     registry = Registry(Warehouse(str(warehouse)))
     version, changed = code_version(), 0
     for record in registry.records.values():
-        if record.built and record.built.get("code_version") != version:
+        if built_by_other_code(record, version):
             old_key = outcome_key(record.built)
             record.built = {**record.built, "code_version": version}
             if record.outcome and record.outcome.get("built") == old_key:

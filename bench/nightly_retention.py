@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dagster as dg
 
-from bench.ingest import CSV
+from bench.ingest import CSV, built_by_other_code
 
 
 def cpu_seconds() -> float:
@@ -113,7 +113,7 @@ def _built_by_other_code(root: Path) -> int:
     from duocthu_assets.version import code_version
 
     version = code_version()
-    return sum(1 for r in Registry(_warehouse(root)).active() if r.built and r.built.get("code_version") != version)
+    return sum(built_by_other_code(r, version) for r in Registry(_warehouse(root)).active())
 
 
 def _warehouse(root: Path):
@@ -152,7 +152,7 @@ def main() -> None:
         if stale:
             sys.exit(f"--resume: {stale} document(s) in {warehouse} were built by other code than this checkout's, so the "
                      "next night's tick would rebuild them all; resume with the code that ran the first nights, or "
-                     "stamp them first (bench/scale_partitions.py's restamp)")
+                     "stamp them first (bench/ingest.py's restamp)")
         lines = [json.loads(line) for line in Path(args.resume).read_text().splitlines() if line.strip()]
         base = next((line for line in lines if "seed_seconds" in line), None)
         if base is None:

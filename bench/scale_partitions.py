@@ -59,6 +59,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from bench.ingest import CSV
+from bench.ingest import restamp as restamp_warehouse
 from bench.scale_ui_queries import ui_query_timings
 
 TEMPLATE = "doc_000000.csv"
@@ -252,20 +253,9 @@ def restamp(root: Path) -> dict:
     """A seed made with an earlier commit, measured with this one: every record
     stamped as built by this code (what the seed writes when run today), else
     the first ingest rebuilds every seeded document for the new code version."""
-    from duocthu_assets.inbox.registry import Registry
-    from duocthu_assets.ingest.report import outcome_key
-    from duocthu_assets.ingest.run import code_version
-    from duocthu_assets.warehouse import Warehouse
+    from duocthu_assets.version import code_version
 
-    version, registry, changed = code_version(), Registry(Warehouse(str(root / "wh"))), 0
-    for record in registry.records.values():
-        if record.built and record.built.get("code_version") != version:
-            record.built = {**record.built, "code_version": version}
-            if record.outcome:
-                record.outcome = {**record.outcome, "built": outcome_key(record.built)}
-            changed += 1
-    registry.save()
-    return {"code_version": version, "restamped": changed}
+    return {"code_version": code_version(), "restamped": restamp_warehouse(root / "wh")}
 
 
 def measure(root: Path, repeat: int) -> dict:
